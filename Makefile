@@ -1,0 +1,55 @@
+# LAVD for sched_ext, in C. See README.md.
+#
+#   make            build the BPF scheduler and the loader (build/scx_lavd)
+#   make run        run it: on this host if it has sched_ext, else in a VM
+#   make test       set up, build and run every test tier
+#   make setup      install what the build and the VM need (apt, kernels)
+
+O         ?= build
+CLANG     ?= clang-19
+BPFTOOL   ?= bpftool
+CC        ?= gcc
+KVER_BTF  ?= 7.3
+CACHE     ?= $(HOME)/.cache/lavd
+
+CFLAGS_COMMON := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Isrc -I$(O)
+BPF_CFLAGS    := -g -O2 --target=bpf -mcpu=v3 -D__TARGET_ARCH_x86 -fms-extensions \
+                 -Wno-microsoft-anon-tag -Wall -Werror -I$(O) -Isrc
+SAN_FLAGS     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+POLICY_HDRS := $(wildcard src/policy/*.h)
+BPF_SRCS    := $(wildcard src/bpf/*.c src/bpf/*.h) src/common/intf.h $(POLICY_HDRS)
+LOADER_SRCS := src/loader/main.c src/loader/opts.c src/loader/topo.c
+LOADER_HDRS := $(wildcard src/loader/*.h) src/common/intf.h $(POLICY_HDRS)
+
+.PHONY: all setup run test test-unit test-bpf test-diff test-vm test-loader clean
+all: $(O)/scx_lavd
+
+setup:
+	@tools/setup.sh
+
+$(O):
+	@mkdir -p $(O)
+
+# vmlinux.h from the kernel we build against (CO-RE adapts to the others).
+$(O)/vmlinux.h: | $(O)
+	@kdir=$$(tools/vm/fetch-kernel $(KVER_BTF)) && \
+	$(BPFTOOL) btf dump file $$kdir/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(O)/lavd.bpf.o: $(BPF_SRCS) $(O)/vmlinux.h
+	$(CLANG) $(BPF_CFLAGS) -c src/bpf/lavd.bpf.c -o $@
+
+# bpftool 7.5 emits "map->link = ..." which libbpf 1.4 does not have.
+$(O)/lavd.skel.h: $(O)/lavd.bpf.o
+	$(BPFTOOL) gen skeleton $< name lavd | sed '/map->link = /d' > $@.tmp && mv $@.tmp $@
+
+$(O)/scx_lavd: $(LOADER_SRCS) $(LOADER_HDRS) $(O)/lavd.skel.h
+	$(CC) $(CFLAGS_COMMON) -static -o $@ $(LOADER_SRCS) -lbpf -lelf -lz -lzstd
+
+include tests/tests.mk
+
+run: all
+	@tools/run-demo
+
+clean:
+	rm -rf $(O)

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dsq.bpf.c - queueing: select_cpu, enqueue, dequeue and dispatch.
+ *
+ * Waking tasks go straight to an idle CPU when there is one. Otherwise a
+ * task waits in its LLC's dispatch queue, ordered by virtual deadline. A CPU
+ * that runs dry consumes its own LLC's queue first, then pulls from the LLC
+ * with the most queued weight per CPU.
+ */
+
+s32 BPF_STRUCT_OPS(lavd_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
+{
+	struct task_ctx *tc = get_task_ctx(p);
+	struct cpu_ctx *cc;
+	bool is_idle = false;
+	s32 cpu;
+
+	if (!tc)
+		return prev_cpu;
+	tc->ctx |= POL_CTX_WAKEUP;
+	if ((wake_flags & SCX_WAKE_SYNC) && !(pol_flags & POL_CFG_NO_WAKE_SYNC))
+		tc->ctx |= POL_CTX_SYNC_WAKEUP;
+
+	cpu = pick_idle_cpu(p, allowed_cpu(p, prev_cpu), &is_idle);
+	if (is_idle) {
+		/* Direct dispatch; the slice is set for real at ops.running. */
+		task_update_deadline(p, tc);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, READ_ONCE(sys.slice_ns), 0);
+		cc = get_cpu_ctx(cpu);
+		if (cc)
+			cc->tot_direct++;
+	}
+	return cpu;
+}
+
+void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
+{
+	struct task_ctx *tc = get_task_ctx(p);
+	u64 slice = READ_ONCE(sys.slice_ns);
+	bool is_idle = false;
+	s32 cpu, llc;
+
+	if (!tc) {
+		/* No context (allocation failed): keep it running fairly, FIFO. */
+		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice, enq_flags);
+		return;
+	}
+	if (enq_flags & SCX_ENQ_WAKEUP)
+		tc->ctx |= POL_CTX_WAKEUP;
+	task_update_deadline(p, tc);
+
+	cpu = allowed_cpu(p, scx_bpf_task_cpu(p));
+	/*
+	 * select_cpu did not run (e.g. a task preempted or whose slice ended,
+	 * or a wakeup that skipped it): look for an idle CPU now.
+	 */
+	if (!(enq_flags & SCX_ENQ_CPU_SELECTED))
+		cpu = pick_idle_cpu(p, cpu, &is_idle);
+
+	/*
+	 * A task that can only run on one CPU would block the LLC queue for
+	 * nobody else can take it: give it to that CPU's local queue.
+	 */
+	if (is_pinned(p) || is_idle) {
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		return;
+	}
+
+	llc = cpu_to_llc(cpu);
+	tc->queued_llc = llc;
+	tc->queued_wgt = pol_max(p->scx.weight, 1);
+	if (llc >= 0 && llc < LAVD_MAX_LLCS) {
+		__sync_fetch_and_add(&llc_doms[llc].queued_wgt, tc->queued_wgt);
+		__sync_fetch_and_add(&llc_doms[llc].nr_queued, 1);
+	}
+	scx_bpf_dsq_insert_vtime(p, LLC_DSQ(llc), slice, tc->vdeadline, enq_flags);
+	kick_idle_in_llc(p, llc);
+}
+
+void BPF_STRUCT_OPS(lavd_dequeue, struct task_struct *p, u64 deq_flags)
+{
+	struct task_ctx *tc = get_task_ctx(p);
+
+	if (tc)
+		unaccount_queued(tc);
+}
+
+void BPF_STRUCT_OPS(lavd_dispatch, s32 cpu, struct task_struct *prev)
+{
+	s32 self = cpu_to_llc(cpu), victim;
+	struct cpu_ctx *cc = get_cpu_ctx(cpu);
+	u64 tried = 0;
+	int i;
+
+	if (lavd_move_to_local(LLC_DSQ(self)))
+		return;
+	if (nr_llcs <= 1)
+		return;
+	/*
+	 * Pull from other LLCs, most loaded first. Every domain is tried
+	 * before giving up: an idle CPU must never leave work queued.
+	 */
+	bpf_for(i, 0, LAVD_MAX_LLCS) {
+		if (i >= nr_llcs)
+			break;
+		victim = pol_pick_stealee(llc_doms, nr_llcs, self, tried);
+		if (victim < 0 || victim >= LAVD_MAX_LLCS)
+			break;
+		if (lavd_move_to_local(LLC_DSQ(victim))) {
+			if (cc)
+				cc->tot_xllc_steal++;
+			return;
+		}
+		tried |= 1ULL << victim;
+	}
+	/*
+	 * Work conservation does not trust our load counters: ask the kernel
+	 * for queued tasks anywhere (a domain may hold tasks only some CPUs
+	 * can run, or the counters may lag).
+	 */
+	bpf_for(i, 0, LAVD_MAX_LLCS) {
+		if (i >= nr_llcs)
+			break;
+		if (i == self || scx_bpf_dsq_nr_queued(LLC_DSQ(i)) <= 0)
+			continue;
+		if (lavd_move_to_local(LLC_DSQ(i))) {
+			if (cc)
+				cc->tot_xllc_steal++;
+			return;
+		}
+	}
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * idle.bpf.c - finding an idle CPU for a waking task.
+ *
+ * Order of preference, each step restricted to the task's allowed CPUs:
+ *   1. the previous CPU, if its whole core is idle (warm caches, no sibling
+ *      contention);
+ *   2. a fully idle core in the previous CPU's LLC;
+ *   3. the previous CPU if idle (its SMT sibling may be busy);
+ *   4. any idle CPU in the previous CPU's LLC;
+ *   5. a fully idle core elsewhere, then any idle CPU elsewhere.
+ * A CPU returned "idle" has been claimed (test-and-clear), so two wakers
+ * cannot both pick it.
+ */
+
+static __always_inline bool claim_cpu(s32 cpu)
+{
+	return scx_bpf_test_and_clear_cpu_idle(cpu);
+}
+
+static __always_inline bool core_idle(s32 cpu)
+{
+	const struct cpumask *smt = scx_bpf_get_idle_smtmask();
+	bool idle = bpf_cpumask_test_cpu(cpu, smt);
+
+	scx_bpf_put_idle_cpumask(smt);
+	return idle;
+}
+
+/*
+ * Returns the CPU to use; *is_idle tells whether it was claimed idle.
+ * prev_cpu must be a CPU the task may run on.
+ */
+static s32 pick_idle_cpu(struct task_struct *p, s32 prev_cpu, bool *is_idle)
+{
+	struct bpf_cpumask *tmp, *llc;
+	s32 cpu, this = bpf_get_smp_processor_id();
+
+	*is_idle = false;
+	if (is_pinned(p) || p->migration_disabled) {
+		*is_idle = claim_cpu(prev_cpu);
+		return prev_cpu;
+	}
+
+	if (smt_on && core_idle(prev_cpu) && claim_cpu(prev_cpu)) {
+		*is_idle = true;
+		return prev_cpu;
+	}
+
+	tmp = cpu_tmp_mask(this);
+	llc = llc_mask(cpu_to_llc(prev_cpu));
+	if (tmp && llc) {
+		bpf_cpumask_and(tmp, (const struct cpumask *)llc, p->cpus_ptr);
+		if (smt_on) {
+			cpu = scx_bpf_pick_idle_cpu((const struct cpumask *)tmp, SCX_PICK_IDLE_CORE);
+			if (cpu >= 0) {
+				*is_idle = true;
+				return cpu;
+			}
+		}
+		if (claim_cpu(prev_cpu)) {
+			*is_idle = true;
+			return prev_cpu;
+		}
+		cpu = scx_bpf_pick_idle_cpu((const struct cpumask *)tmp, 0);
+		if (cpu >= 0) {
+			*is_idle = true;
+			return cpu;
+		}
+	} else if (claim_cpu(prev_cpu)) {
+		*is_idle = true;
+		return prev_cpu;
+	}
+
+	if (smt_on) {
+		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, SCX_PICK_IDLE_CORE);
+		if (cpu >= 0) {
+			*is_idle = true;
+			return cpu;
+		}
+	}
+	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	if (cpu >= 0) {
+		*is_idle = true;
+		return cpu;
+	}
+	return prev_cpu;
+}
+
+/* A CPU the task may use: prev_cpu if allowed, else any allowed CPU. */
+static __always_inline s32 allowed_cpu(struct task_struct *p, s32 prev_cpu)
+{
+	s32 cpu;
+
+	if (prev_cpu >= 0 && bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr))
+		return prev_cpu;
+	cpu = scx_bpf_pick_any_cpu(p->cpus_ptr, 0);
+	return cpu >= 0 ? cpu : prev_cpu;
+}
+
+/* Kick an idle CPU of the LLC so it comes to consume the queue. */
+static __always_inline void kick_idle_in_llc(struct task_struct *p, s32 llc_id)
+{
+	struct bpf_cpumask *tmp = cpu_tmp_mask(bpf_get_smp_processor_id());
+	struct bpf_cpumask *llc = llc_mask(llc_id);
+	s32 cpu;
+
+	if (!tmp || !llc)
+		return;
+	bpf_cpumask_and(tmp, (const struct cpumask *)llc, p->cpus_ptr);
+	cpu = scx_bpf_pick_idle_cpu((const struct cpumask *)tmp, 0);
+	if (cpu >= 0)
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+}

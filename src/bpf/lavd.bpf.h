@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lavd.bpf.h - state of the BPF scheduler: per-task and per-CPU contexts,
+ * maps, the loader-filled topology and the options.
+ */
+#ifndef __LAVD_BPF_H
+#define __LAVD_BPF_H
+
+#include "scx.bpf.h"
+#include "../common/intf.h"
+#include "../policy/pol.h"
+
+/* DSQ ids: one vtime-ordered DSQ per LLC, id == LLC index. */
+#define LLC_DSQ(llc)	((u64)(llc))
+
+/* Per-task context, in task local storage. */
+struct task_ctx {
+	struct pol_task_stat st;
+	u64 vdeadline;		/* virtual deadline at the last enqueue */
+	u64 wait_since_ns;	/* became runnable / was put back at */
+	u64 exec_at_account;	/* p->se.sum_exec_runtime when last accounted */
+	u32 ctx;		/* enum pol_task_ctx bits for the next criticality */
+	u32 queued_wgt;		/* weight counted in llc_ctx.queued_wgt, 0 if none */
+	s32 queued_llc;		/* which LLC counts it */
+	s32 idle_cpu;		/* idle CPU claimed in select_cpu, -1 if none */
+	u8 slice_boosted;
+};
+
+/* Scratch and per-LLC cpumasks live in maps (kptrs cannot be plain globals). */
+struct cpu_mask_val {
+	struct bpf_cpumask __kptr *tmp;
+};
+struct llc_mask_val {
+	struct bpf_cpumask __kptr *mask;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_ctx);
+} task_ctx_stor SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LAVD_MAX_CPUS);
+	__type(key, u32);
+	__type(value, struct cpu_mask_val);
+} cpu_masks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LAVD_MAX_LLCS);
+	__type(key, u32);
+	__type(value, struct llc_mask_val);
+} llc_masks SEC(".maps");
+
+struct stat_timer {
+	struct bpf_timer timer;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct stat_timer);
+} stat_timer_map SEC(".maps");
+
+/* Topology and options, filled by the loader before load. */
+const volatile u32 nr_cpu_ids_cfg = 1;		/* CPU ids 0..n-1 may exist */
+const volatile u32 nr_cpus_onln = 1;
+const volatile u32 nr_llcs = 1;
+const volatile u16 cpu_llc[LAVD_MAX_CPUS];	/* LLC index of each CPU */
+const volatile u8 cpu_known[LAVD_MAX_CPUS];	/* online at load */
+const volatile u8 smt_on;
+const volatile u64 slice_min_ns = POL_SLICE_MIN_NS_DFL;
+const volatile u64 slice_max_ns = POL_SLICE_MAX_NS_DFL;
+const volatile u32 preempt_shift = POL_PREEMPT_SHIFT_DFL;
+const volatile u32 pol_flags;			/* enum pol_cfg_flags */
+const volatile u32 verbose;
+
+/* State. */
+struct cpu_ctx cpu_ctxs[LAVD_MAX_CPUS];
+struct pol_domain llc_doms[LAVD_MAX_LLCS];	/* load of each LLC queue */
+struct pol_sys sys;
+struct lavd_stats stats;
+u64 logical_clk = POL_DL_COMPETE_WINDOW_NS;
+u64 nr_tasks;
+u64 last_timer_ns;
+
+struct lavd_exit_info uei;
+char uei_dump[LAVD_EXIT_DUMP_LEN];
+
+static __always_inline struct pol_cfg lavd_cfg(void)
+{
+	struct pol_cfg c = {
+		.slice_min_ns = slice_min_ns,
+		.slice_max_ns = slice_max_ns,
+		.preempt_shift = preempt_shift,
+		.flags = pol_flags,
+	};
+	return c;
+}
+
+static __always_inline struct task_ctx *get_task_ctx(struct task_struct *p)
+{
+	return bpf_task_storage_get(&task_ctx_stor, p, 0, 0);
+}
+
+static __always_inline struct cpu_ctx *get_cpu_ctx(s32 cpu)
+{
+	if (cpu < 0 || cpu >= LAVD_MAX_CPUS)
+		return NULL;
+	return &cpu_ctxs[cpu];
+}
+
+static __always_inline s32 cpu_to_llc(s32 cpu)
+{
+	u32 llc;
+
+	if (cpu < 0 || cpu >= LAVD_MAX_CPUS)
+		return 0;
+	llc = cpu_llc[cpu];
+	return llc < nr_llcs && llc < LAVD_MAX_LLCS ? llc : 0;
+}
+
+static __always_inline struct bpf_cpumask *llc_mask(s32 llc)
+{
+	u32 key = llc;
+	struct llc_mask_val *v = bpf_map_lookup_elem(&llc_masks, &key);
+
+	return v ? v->mask : NULL;
+}
+
+static __always_inline struct bpf_cpumask *cpu_tmp_mask(s32 cpu)
+{
+	u32 key = cpu;
+	struct cpu_mask_val *v = bpf_map_lookup_elem(&cpu_masks, &key);
+
+	return v ? v->tmp : NULL;
+}
+
+static __always_inline bool is_pinned(const struct task_struct *p)
+{
+	return p->nr_cpus_allowed == 1;
+}
+
+#endif /* __LAVD_BPF_H */

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * task.bpf.c - the task life cycle: statistics at runnable, running,
+ * stopping and quiescent; wake relationships; the deadline and slice of a
+ * task. Included by lavd.bpf.c (one translation unit).
+ */
+
+static __always_inline bool is_kthread(const struct task_struct *p)
+{
+	return p->flags & 0x00200000; /* PF_KTHREAD */
+}
+
+static __always_inline bool is_ksoftirqd(const struct task_struct *p)
+{
+	/* "ksoftirqd/N": the kernel gives no flag for it. */
+	return is_kthread(p) && p->comm[0] == 'k' && p->comm[1] == 's' && p->comm[2] == 'o' &&
+	       p->comm[3] == 'f' && p->comm[4] == 't' && p->comm[5] == 'i';
+}
+
+/* Context bits that describe the task itself (not the wakeup). */
+static __always_inline u32 task_static_ctx(const struct task_struct *p)
+{
+	u32 c = 0;
+
+	if (is_kthread(p))
+		c |= POL_CTX_KTHREAD;
+	if (is_ksoftirqd(p))
+		c |= POL_CTX_KSOFTIRQD;
+	if (p->flags & (0x00000020 | 0x00000010)) /* PF_WQ_WORKER | PF_IO_WORKER */
+		c |= POL_CTX_WQ_WORKER;
+	if (p->nr_cpus_allowed == 1 || p->migration_disabled)
+		c |= POL_CTX_PINNED;
+	else if (p->nr_cpus_allowed < nr_cpus_onln)
+		c |= POL_CTX_AFFINITIZED;
+	return c;
+}
+
+/*
+ * Compute criticality, fairness penalty and the virtual deadline of a task
+ * about to be queued. Consumes the one-shot context bits.
+ */
+static __always_inline void task_update_deadline(struct task_struct *p, struct task_ctx *tc)
+{
+	u64 weight = p->scx.weight;
+	struct pol_greed g;
+	u64 delta, window;
+	u32 lc;
+
+	lc = pol_lat_cri(&tc->st, weight, tc->ctx | task_static_ctx(p));
+	tc->ctx &= ~(POL_CTX_HARDIRQ_WAKER | POL_CTX_SOFTIRQ_WAKER | POL_CTX_RT_WAKER |
+		     POL_CTX_LOCK_BOOST);
+	g = pol_greedy_penalty(&tc->st, READ_ONCE(sys.avg_svc_wgt_ns), weight);
+	delta = pol_deadline_delta(tc->st.acc_runtime_ns, g.penalty, lc, slice_max_ns);
+	window = pol_compete_window(READ_ONCE(sys.nr_active), READ_ONCE(sys.nr_queued));
+	tc->vdeadline = pol_vdeadline(READ_ONCE(logical_clk), delta, window);
+}
+
+/* Advance the logical clock towards a deadline that starts running. */
+static __always_inline void advance_logical_clk(u64 vdeadline)
+{
+	u64 clk, nclk;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		clk = READ_ONCE(logical_clk);
+		nclk = pol_clock_advance(clk, vdeadline, READ_ONCE(sys.nr_queued));
+		if (nclk == clk || __sync_bool_compare_and_swap(&logical_clk, clk, nclk))
+			return;
+	}
+}
+
+/* Charge the run time since the last accounting to the task and this CPU. */
+static __always_inline void task_account(struct task_struct *p, struct task_ctx *tc,
+					 struct cpu_ctx *cc, s32 cpu)
+{
+	u64 exec = p->se.sum_exec_runtime;
+	u64 ran = pol_sub_sat(exec, tc->exec_at_account);
+	u64 invr;
+
+	tc->exec_at_account = exec;
+	if (!ran)
+		return;
+	invr = pol_wall_to_invr(ran, scx_bpf_cpuperf_cap(cpu), scx_bpf_cpuperf_cur(cpu));
+	pol_task_account(&tc->st, ran, invr, p->scx.weight);
+	if (cc)
+		cc->busy_ns += ran;
+}
+
+/* Stop counting a task in its LLC's queued load (it runs or left the queue). */
+static __always_inline void unaccount_queued(struct task_ctx *tc)
+{
+	s32 llc = tc->queued_llc;
+
+	if (!tc->queued_wgt)
+		return;
+	if (llc >= 0 && llc < LAVD_MAX_LLCS) {
+		__sync_fetch_and_sub(&llc_doms[llc].queued_wgt, tc->queued_wgt);
+		__sync_fetch_and_sub(&llc_doms[llc].nr_queued, 1);
+	}
+	tc->queued_wgt = 0;
+}
+
+void BPF_STRUCT_OPS(lavd_runnable, struct task_struct *p, u64 enq_flags)
+{
+	struct task_struct *waker;
+	struct task_ctx *tc, *wc;
+	u64 now = lavd_now();
+
+	tc = get_task_ctx(p);
+	if (!tc)
+		return;
+	pol_task_on_runnable(&tc->st);
+	tc->wait_since_ns = now;
+
+	if (!(enq_flags & SCX_ENQ_WAKEUP))
+		return;
+	/*
+	 * The current task is the waker, unless the wakeup comes from an
+	 * interrupt. We cannot read the preempt count portably across our
+	 * kernels, so interrupt wakeups are recognised by their usual
+	 * signature: the idle task or ksoftirqd is current.
+	 */
+	waker = bpf_get_current_task_btf();
+	if (waker->pid == 0) {
+		tc->ctx |= POL_CTX_HARDIRQ_WAKER;
+		return;
+	}
+	if (is_ksoftirqd(waker)) {
+		tc->ctx |= POL_CTX_SOFTIRQ_WAKER;
+		return;
+	}
+	if (waker->prio < 100) /* MAX_RT_PRIO: RT and DL tasks */
+		tc->ctx |= POL_CTX_RT_WAKER;
+	/* Wake chains are learnt inside a family of tasks, as upstream does. */
+	if (waker->real_parent != p->real_parent || is_kthread(waker) != is_kthread(p))
+		return;
+	wc = get_task_ctx(waker);
+	if (!wc)
+		return;
+	pol_task_on_wake(&wc->st, &tc->st, now);
+}
+
+void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
+{
+	s32 cpu = scx_bpf_task_cpu(p);
+	struct cpu_ctx *cc = get_cpu_ctx(cpu);
+	struct task_ctx *tc = get_task_ctx(p);
+	struct pol_cfg cfg = lavd_cfg();
+	struct pol_slice sl;
+	u64 now = lavd_now(), wait;
+
+	if (!tc || !cc)
+		return;
+	unaccount_queued(tc);
+
+	wait = pol_sub_sat(now, tc->wait_since_ns);
+	if (tc->wait_since_ns && wait > cc->cur_max_wait_ns)
+		cc->cur_max_wait_ns = wait;
+	tc->wait_since_ns = 0;
+
+	pol_task_on_running(&tc->st, now);
+	tc->exec_at_account = p->se.sum_exec_runtime;
+	tc->ctx &= ~(POL_CTX_WAKEUP | POL_CTX_SYNC_WAKEUP);
+
+	/*
+	 * A task the kernel dispatched without us (bypass, or before we saw
+	 * it) has a stale deadline: treat it as being at the clock.
+	 */
+	advance_logical_clk(tc->vdeadline);
+
+	sl = pol_task_slice(&sys, &cfg, tc->st.avg_runtime_ns, tc->st.lat_cri);
+	lavd_set_slice(p, sl.slice_ns);
+	tc->slice_boosted = sl.boosted;
+
+	cc->running_at_ns = now;
+	cc->running_slice_ns = sl.slice_ns;
+	cc->running_lat_cri = tc->st.lat_cri;
+	cc->running_boosted = sl.boosted;
+	cc->is_idle = 0;
+
+	cc->nr_sched++;
+	cc->tot_sched++;
+	cc->sum_lat_cri += tc->st.lat_cri;
+	if (tc->st.lat_cri > cc->max_lat_cri)
+		cc->max_lat_cri = tc->st.lat_cri;
+	if (tc->st.lat_cri >= READ_ONCE(sys.avg_lat_cri)) {
+		cc->nr_lat_cri++;
+		cc->tot_lat_cri++;
+	}
+	cc->sum_svc_wgt_ns += tc->st.svc_wgt_ns;
+}
+
+void BPF_STRUCT_OPS(lavd_tick, struct task_struct *p)
+{
+	s32 cpu = scx_bpf_task_cpu(p);
+	struct task_ctx *tc = get_task_ctx(p);
+
+	if (tc)
+		task_account(p, tc, get_cpu_ctx(cpu), cpu);
+}
+
+void BPF_STRUCT_OPS(lavd_stopping, struct task_struct *p, bool runnable)
+{
+	s32 cpu = scx_bpf_task_cpu(p);
+	struct task_ctx *tc = get_task_ctx(p);
+	struct cpu_ctx *cc;
+
+	if (!tc)
+		return;
+	cc = get_cpu_ctx(cpu);
+
+	task_account(p, tc, cc, cpu);
+	pol_task_on_stopping(&tc->st);
+	if (cc)
+		cc->running_boosted = 0;
+	/* Still runnable: it waits again from now (preempted or slice over). */
+	if (runnable)
+		tc->wait_since_ns = lavd_now();
+}
+
+void BPF_STRUCT_OPS(lavd_quiescent, struct task_struct *p, u64 deq_flags)
+{
+	struct task_ctx *tc = get_task_ctx(p);
+
+	if (!tc)
+		return;
+	pol_task_on_quiescent(&tc->st, lavd_now(), deq_flags & SCX_DEQ_SLEEP);
+	tc->wait_since_ns = 0;
+}
+
+s32 BPF_STRUCT_OPS(lavd_init_task, struct task_struct *p, struct scx_init_task_args *args)
+{
+	struct task_ctx *tc, *parent = NULL;
+	u64 now = lavd_now();
+
+	tc = bpf_task_storage_get(&task_ctx_stor, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!tc)
+		return -12; /* -ENOMEM: the kernel refuses the fork, better than an untracked task */
+	/*
+	 * A forked task starts with its creator's behaviour: the current task
+	 * is the thread that called fork/clone (upstream uses real_parent,
+	 * which for threads is the process's parent: observation O14).
+	 */
+	if (args && args->fork) {
+		struct task_struct *cur = bpf_get_current_task_btf();
+
+		if (cur != p)
+			parent = get_task_ctx(cur);
+	}
+	pol_task_init(&tc->st, parent ? &parent->st : NULL, now, READ_ONCE(sys.slice_ns),
+		      READ_ONCE(sys.avg_svc_wgt_ns));
+	tc->vdeadline = READ_ONCE(logical_clk);
+	tc->wait_since_ns = 0;
+	tc->exec_at_account = p->se.sum_exec_runtime;
+	tc->ctx = 0;
+	tc->queued_wgt = 0;
+	tc->queued_llc = -1;
+	tc->idle_cpu = -1;
+	tc->slice_boosted = 0;
+	__sync_fetch_and_add(&nr_tasks, 1);
+	return 0;
+}
+
+void BPF_STRUCT_OPS(lavd_exit_task, struct task_struct *p, struct scx_exit_task_args *args)
+{
+	struct task_ctx *tc = get_task_ctx(p);
+
+	if (tc)
+		unaccount_queued(tc);
+	__sync_fetch_and_sub(&nr_tasks, 1);
+}
+
+void BPF_STRUCT_OPS(lavd_enable, struct task_struct *p)
+{
+	struct task_ctx *tc = get_task_ctx(p);
+
+	/* Joining now: level with the tasks already here, no banked credit. */
+	if (tc)
+		tc->st.svc_wgt_ns = READ_ONCE(sys.avg_svc_wgt_ns);
+}

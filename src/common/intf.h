@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * intf.h - what the BPF scheduler and its loader share: limits, the
+ * topology the loader passes in, and the statistics it reads out.
+ * Plain integer types only, so both sides can include it.
+ */
+#ifndef __LAVD_INTF_H
+#define __LAVD_INTF_H
+
+#include "../policy/pol_base.h"
+
+#define LAVD_MAX_CPUS		1024
+#define LAVD_MAX_LLCS		64
+#define LAVD_VERSION		"0.3.0"
+
+/* Exit codes the BPF side passes to scx_bpf_exit(). */
+#define LAVD_EXIT_RESTART_HOTPLUG	1
+
+/* System statistics, published every 10 ms in .bss for the loader. */
+struct lavd_stats {
+	unsigned long long seq;			/* timer rounds */
+	unsigned long long nr_sched;		/* tasks started running, total */
+	unsigned long long nr_sched_lat_cri;	/* ... with criticality >= the average */
+	unsigned long long nr_preempt;		/* slices shortened by preemption */
+	unsigned long long nr_xllc_steal;	/* tasks pulled from another LLC */
+	unsigned long long nr_direct;		/* inserted straight to an idle CPU */
+	unsigned long long nr_revoke;		/* boosted slices revoked */
+	unsigned long long nr_lock_boost;	/* slice refills for lock holders */
+	unsigned long long max_wait_ns;		/* longest runnable-to-running wait seen */
+	unsigned long long cur_max_wait_ns;	/* ... in the last second */
+	unsigned long long slice_ns;		/* system time slice */
+	unsigned long long avg_lat_cri;
+	unsigned long long max_lat_cri;
+	unsigned long long thr_lat_cri;
+	unsigned long long avg_util;		/* 0..1024 */
+	unsigned long long nr_queued;		/* EWMA of waiting tasks */
+	unsigned long long nr_active;		/* CPUs in use */
+	unsigned long long logical_clk;
+	unsigned long long nr_tasks;		/* tasks we hold context for */
+};
+
+/* Per-CPU context; read by other CPUs (statistics timer, victim search). */
+struct cpu_ctx {
+	/* what runs here now, published at ops.running */
+	u64 running_at_ns;
+	u64 running_slice_ns;
+	u32 running_lat_cri;
+	u8 running_boosted;
+	u8 is_idle;
+	/* counters for the current 10 ms interval, reset by the timer */
+	u64 busy_ns;
+	u64 nr_sched;
+	u64 sum_lat_cri;
+	u64 max_lat_cri;
+	u64 sum_svc_wgt_ns;
+	u64 nr_lat_cri;
+	/* lifetime counters */
+	u64 tot_sched;
+	u64 tot_lat_cri;
+	u64 tot_preempt;
+	u64 tot_xllc_steal;
+	u64 tot_direct;
+	u64 tot_revoke;
+	u64 max_wait_ns;	/* longest wait seen on this CPU, since load */
+	u64 cur_max_wait_ns;	/* ... since the last timer round */
+};
+
+/*
+ * Exit information, recorded in ops.exit and read by the loader. kind is
+ * written last, with a full barrier, so a reader that sees kind != 0 sees
+ * the strings too.
+ */
+#define LAVD_EXIT_REASON_LEN	128
+#define LAVD_EXIT_MSG_LEN	1024
+#define LAVD_EXIT_DUMP_LEN	16384
+struct lavd_exit_info {
+	int kind;
+	long long exit_code;
+	char reason[LAVD_EXIT_REASON_LEN];
+	char msg[LAVD_EXIT_MSG_LEN];
+};
+
+#endif /* __LAVD_INTF_H */

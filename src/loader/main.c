@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * main.c - scx_lavd: load the LAVD BPF scheduler, attach it, report, unload.
+ *
+ * open skeleton -> topology and options into rodata -> load (verifier) ->
+ * attach struct_ops (the kernel switches tasks to us) -> wait for a signal,
+ * the run time, or the kernel disabling us -> report exit info -> restart if
+ * the kernel asked for it (CPU hotplug), else exit.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "../common/intf.h"
+#include "../policy/pol.h"
+#include "lavd.skel.h"
+#include "opts.h"
+#include "topo.h"
+
+#define SCX_SYSFS		"/sys/kernel/sched_ext"
+#define CPU_SYSFS		"/sys/devices/system/cpu"
+#define SCX_OPS_SWITCH_PARTIAL	(1ULL << 3)
+#define SCX_ECODE_ACT_RESTART	(1ULL << 48)
+#define SCX_EXIT_UNREG_KERN	66
+#define SCX_EXIT_SYSRQ		67
+#define SCX_EXIT_ERROR		1024
+#define MAX_RESTARTS		16
+
+static volatile sig_atomic_t exiting;
+static bool verbose;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	exiting = 1;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && !verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int read_sysfs(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = 0;
+	return 0;
+}
+
+/* Refuse early, with a reason a user can act on. Returns 0 if we can go ahead. */
+static int check_system(void)
+{
+	char state[64], ops[256];
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "scx_lavd: must run as root (loading a BPF scheduler needs CAP_SYS_ADMIN)\n");
+		return -1;
+	}
+	if (access(SCX_SYSFS, F_OK)) {
+		fprintf(stderr, "scx_lavd: this kernel has no sched_ext (%s missing): "
+			"a kernel with CONFIG_SCHED_CLASS_EXT=y is needed (6.13 or later)\n",
+			SCX_SYSFS);
+		return -1;
+	}
+	if (read_sysfs(SCX_SYSFS "/state", state, sizeof(state))) {
+		fprintf(stderr, "scx_lavd: cannot read %s/state: %s\n", SCX_SYSFS, strerror(errno));
+		return -1;
+	}
+	if (strcmp(state, "disabled")) {
+		if (read_sysfs(SCX_SYSFS "/root/ops", ops, sizeof(ops)))
+			snprintf(ops, sizeof(ops), "unknown");
+		fprintf(stderr, "scx_lavd: another sched_ext scheduler is active (state '%s', ops '%s'): "
+			"stop it first\n", state, ops);
+		return -1;
+	}
+	return 0;
+}
+
+static void fill_rodata(struct lavd *skel, const struct topo *t, const struct opts *o)
+{
+	struct lavd__rodata *ro = skel->rodata;
+	u32 flags = 0;
+
+	ro->nr_cpu_ids_cfg = t->nr_cpu_ids;
+	ro->nr_cpus_onln = t->nr_online;
+	ro->nr_llcs = t->nr_llcs;
+	ro->smt_on = t->smt;
+	for (int cpu = 0; cpu < t->nr_cpu_ids; cpu++) {
+		ro->cpu_known[cpu] = t->online[cpu];
+		ro->cpu_llc[cpu] = t->llc[cpu] >= 0 ? t->llc[cpu] : 0;
+	}
+	ro->slice_min_ns = o->slice_min_us * POL_NSEC_PER_USEC;
+	ro->slice_max_ns = o->slice_max_us * POL_NSEC_PER_USEC;
+	ro->preempt_shift = o->preempt_shift;
+	if (o->no_slice_boost)
+		flags |= POL_CFG_NO_SLICE_BOOST;
+	if (o->no_preemption)
+		flags |= POL_CFG_NO_PREEMPTION;
+	if (o->no_wake_sync)
+		flags |= POL_CFG_NO_WAKE_SYNC;
+	if (o->no_futex_boost)
+		flags |= POL_CFG_NO_FUTEX_BOOST;
+	ro->pol_flags = flags;
+	ro->verbose = o->verbose;
+}
+
+static void print_stats_header(void)
+{
+	printf("%8s %9s %7s %7s %7s %7s %6s %6s %8s %9s %9s %7s\n", "SEQ", "SCHED", "LAT-CR%",
+	       "SLICEus", "AVG-LC", "THR-LC", "UTIL%", "QUEUED", "XLLC", "PREEMPT", "MAXWAITus",
+	       "TASKS");
+}
+
+static void print_stats(struct lavd *skel, struct lavd_stats *prev)
+{
+	struct lavd_stats s = skel->bss->stats;
+	unsigned long long ds = s.nr_sched - prev->nr_sched;
+	unsigned long long dl = s.nr_sched_lat_cri - prev->nr_sched_lat_cri;
+
+	skel->bss->stats.cur_max_wait_ns = 0;
+	printf("%8llu %9llu %7.1f %7llu %7llu %7llu %6.1f %6llu %8llu %9llu %9llu %7llu\n",
+	       s.seq, ds, ds ? 100.0 * dl / ds : 0.0, s.slice_ns / 1000, s.avg_lat_cri,
+	       s.thr_lat_cri, 100.0 * s.avg_util / 1024, s.nr_queued,
+	       s.nr_xllc_steal - prev->nr_xllc_steal, s.nr_preempt - prev->nr_preempt,
+	       s.cur_max_wait_ns / 1000, s.nr_tasks);
+	fflush(stdout);
+	*prev = s;
+}
+
+static void print_summary(struct lavd *skel)
+{
+	struct lavd_stats s = skel->bss->stats;
+
+	printf("scx_lavd: summary: rounds=%llu sched=%llu lat_critical=%llu direct=%llu "
+	       "xllc_steal=%llu preempt=%llu revoke=%llu max_wait_us=%llu slice_us=%llu "
+	       "avg_lat_cri=%llu max_lat_cri=%llu\n",
+	       s.seq, s.nr_sched, s.nr_sched_lat_cri, s.nr_direct, s.nr_xllc_steal, s.nr_preempt,
+	       s.nr_revoke, s.max_wait_ns / 1000, s.slice_ns / 1000, s.avg_lat_cri,
+	       s.max_lat_cri);
+	fflush(stdout);
+}
+
+static double now_secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * One load-attach-run cycle. Returns 0 on a clean exit, 1 on a scheduler
+ * error, 2 on a set-up failure; *restart is set when the kernel asks for one.
+ */
+static int run_once(const struct opts *o, bool *restart)
+{
+	struct bpf_link *link = NULL;
+	struct lavd_stats prev = {};
+	struct lavd *skel;
+	struct topo *t;
+	char err[256], seq[32];
+	double start, next_stats;
+	int ret = 2;
+
+	*restart = false;
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		fprintf(stderr, "scx_lavd: out of memory\n");
+		return 2;
+	}
+	if (topo_read(t, CPU_SYSFS, err, sizeof(err))) {
+		fprintf(stderr, "scx_lavd: topology: %s\n", err);
+		free(t);
+		return 2;
+	}
+
+	skel = lavd__open();
+	if (!skel) {
+		fprintf(stderr, "scx_lavd: cannot open the BPF object: %s\n", strerror(errno));
+		free(t);
+		return 2;
+	}
+	fill_rodata(skel, t, o);
+	skel->struct_ops.lavd_ops->flags = o->partial ? SCX_OPS_SWITCH_PARTIAL : 0;
+	skel->struct_ops.lavd_ops->exit_dump_len = LAVD_EXIT_DUMP_LEN;
+	/* A hotplug between reading the topology and attaching makes the kernel refuse us. */
+	if (!read_sysfs(SCX_SYSFS "/hotplug_seq", seq, sizeof(seq)))
+		skel->struct_ops.lavd_ops->hotplug_seq = strtoull(seq, NULL, 10);
+
+	if (lavd__load(skel)) {
+		fprintf(stderr, "scx_lavd: the kernel refused the BPF program (run with -v for the verifier log)\n");
+		goto out;
+	}
+	link = bpf_map__attach_struct_ops(skel->maps.lavd_ops);
+	if (!link) {
+		int e = errno;
+
+		fprintf(stderr, "scx_lavd: cannot attach the scheduler: %s%s\n", strerror(e),
+			e == EBUSY || e == EEXIST ? " (another sched_ext scheduler is loaded)" : "");
+		goto out;
+	}
+	printf("scx_lavd %s: scheduling %d CPUs in %d LLC%s (%d possible, SMT %s), slice %llu-%llu us\n",
+	       LAVD_VERSION, t->nr_online, t->nr_llcs, t->nr_llcs > 1 ? "s" : "", t->nr_cpu_ids,
+	       t->smt ? "on" : "off", (unsigned long long)o->slice_min_us,
+	       (unsigned long long)o->slice_max_us);
+	fflush(stdout);
+
+	start = now_secs();
+	next_stats = start + o->stats_secs;
+	if (o->stats_secs > 0)
+		print_stats_header();
+	while (!exiting && !skel->bss->uei.kind) {
+		double now = now_secs();
+
+		if (o->run_secs && now - start >= o->run_secs)
+			break;
+		if (o->stats_secs > 0 && now >= next_stats) {
+			print_stats(skel, &prev);
+			next_stats += o->stats_secs;
+		}
+		usleep(100 * 1000);
+	}
+
+	bpf_link__destroy(link);
+	link = NULL;
+	print_summary(skel);
+	if (skel->bss->uei.kind) {
+		struct lavd_exit_info *ei = &skel->bss->uei;
+
+		if (ei->kind >= SCX_EXIT_ERROR && skel->bss->uei_dump[0]) {
+			skel->bss->uei_dump[LAVD_EXIT_DUMP_LEN - 1] = 0;
+			fprintf(stderr, "scx_lavd: exit dump:\n%s\n", skel->bss->uei_dump);
+		}
+		printf("scx_lavd: EXIT: kind=%d %s%s%s%s\n", ei->kind, ei->reason,
+		       ei->msg[0] ? " (" : "", ei->msg, ei->msg[0] ? ")" : "");
+		*restart = (unsigned long long)ei->exit_code & SCX_ECODE_ACT_RESTART;
+		ret = ei->kind >= SCX_EXIT_ERROR ? 1 : 0;
+	} else {
+		printf("scx_lavd: EXIT: unregistered from user space (%s)\n",
+		       exiting ? "signal" : "run time over");
+		ret = 0;
+	}
+	fflush(stdout);
+out:
+	if (link)
+		bpf_link__destroy(link);
+	lavd__destroy(skel);
+	free(t);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	int r, restarts = 0;
+	bool restart;
+
+	r = opts_parse(&o, argc, argv);
+	if (r > 0)
+		return 0;
+	if (r < 0)
+		return 2;
+	verbose = o.verbose;
+	libbpf_set_print(libbpf_print);
+	if (check_system())
+		return 2;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	for (;;) {
+		r = run_once(&o, &restart);
+		if (!restart || exiting)
+			break;
+		if (++restarts > MAX_RESTARTS) {
+			fprintf(stderr, "scx_lavd: restarted %d times, giving up\n", MAX_RESTARTS);
+			return 1;
+		}
+		printf("scx_lavd: the kernel asked for a restart (CPU hotplug?): restarting\n");
+		/* The kernel finishes disabling asynchronously: wait for it. */
+		for (int i = 0; i < 50; i++) {
+			char state[64];
+
+			if (!read_sysfs(SCX_SYSFS "/state", state, sizeof(state)) &&
+			    !strcmp(state, "disabled"))
+				break;
+			usleep(100 * 1000);
+		}
+	}
+	return r;
+}

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * opts.c - option parsing in one place.
+ *
+ * Names and defaults follow upstream scx_lavd, so scripts written for it
+ * run unchanged. Options of upstream's whose mechanism is not built here yet
+ * are accepted, validated and reported as ignored, never silently.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "opts.h"
+#include "../common/intf.h"
+
+enum {
+	OPT_SLICE_MAX = 256, OPT_SLICE_MIN, OPT_PREEMPT_SHIFT, OPT_STATS, OPT_PARTIAL,
+	OPT_NO_SLICE_BOOST, OPT_NO_PREEMPTION, OPT_NO_WAKE_SYNC, OPT_NO_FUTEX_BOOST,
+	OPT_RUN_SECS, OPT_MONITOR,
+	/* accepted for compatibility, not implemented yet */
+	OPT_IGN_FLAG, OPT_IGN_VAL, OPT_IGN_PCT, OPT_IGN_US, OPT_IGN_OPTVAL,
+};
+
+static const struct option long_opts[] = {
+	{ "slice-max-us",	required_argument, 0, OPT_SLICE_MAX },
+	{ "slice-min-us",	required_argument, 0, OPT_SLICE_MIN },
+	{ "preempt-shift",	required_argument, 0, OPT_PREEMPT_SHIFT },
+	{ "stats",		required_argument, 0, OPT_STATS },
+	{ "partial",		no_argument,	   0, OPT_PARTIAL },
+	{ "no-slice-boost",	no_argument,	   0, OPT_NO_SLICE_BOOST },
+	{ "no-preemption",	no_argument,	   0, OPT_NO_PREEMPTION },
+	{ "no-wake-sync",	no_argument,	   0, OPT_NO_WAKE_SYNC },
+	{ "no-futex-boost",	no_argument,	   0, OPT_NO_FUTEX_BOOST },
+	{ "run-secs",		required_argument, 0, OPT_RUN_SECS },
+	{ "monitor",		required_argument, 0, OPT_MONITOR },
+	{ "verbose",		no_argument,	   0, 'v' },
+	{ "version",		no_argument,	   0, 'V' },
+	{ "help",		no_argument,	   0, 'h' },
+	/* upstream options for mechanisms not built yet */
+	{ "autopilot",		no_argument,	   0, OPT_IGN_FLAG },
+	{ "autopower",		no_argument,	   0, OPT_IGN_FLAG },
+	{ "performance",	no_argument,	   0, OPT_IGN_FLAG },
+	{ "balanced",		no_argument,	   0, OPT_IGN_FLAG },
+	{ "powersave",		no_argument,	   0, OPT_IGN_FLAG },
+	{ "no-core-compaction",	no_argument,	   0, OPT_IGN_FLAG },
+	{ "no-use-em",		no_argument,	   0, OPT_IGN_FLAG },
+	{ "no-freq-scaling",	no_argument,	   0, OPT_IGN_FLAG },
+	{ "no-fast-lb",		no_argument,	   0, OPT_IGN_FLAG },
+	{ "per-cpu-dsq",	no_argument,	   0, OPT_IGN_FLAG },
+	{ "enable-cpu-bw",	no_argument,	   0, OPT_IGN_FLAG },
+	{ "pinned-slice-us",	required_argument, 0, OPT_IGN_US },
+	{ "warm-cpu-us",	required_argument, 0, OPT_IGN_US },
+	{ "lat-load-target-pct", required_argument, 0, OPT_IGN_PCT },
+	{ "mig-delta-pct",	required_argument, 0, OPT_IGN_PCT },
+	{ "lb-low-util-pct",	required_argument, 0, OPT_IGN_PCT },
+	{ "lb-local-dsq-util-pct", required_argument, 0, OPT_IGN_PCT },
+	{ "cpu-pref-order",	required_argument, 0, OPT_IGN_VAL },
+	{ "log-level",		required_argument, 0, OPT_IGN_VAL },
+	{ "virt-llc",		optional_argument, 0, OPT_IGN_OPTVAL },
+	{ 0, 0, 0, 0 }
+};
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+"Usage: %s [OPTIONS]\n"
+"LAVD: Latency-criticality Aware Virtual Deadline scheduler for sched_ext.\n"
+"\n"
+"  --slice-max-us US      maximum time slice (default 5000)\n"
+"  --slice-min-us US      minimum time slice (default 500)\n"
+"  --preempt-shift N      preemption threshold: max - (max - avg) >> N, 0..10 (default 6)\n"
+"  --stats SECS           print statistics every SECS seconds\n"
+"  --partial              schedule only tasks with policy SCHED_EXT\n"
+"  --no-slice-boost       never give long runners more than the system slice\n"
+"  --no-preemption        never shorten a running task's slice for a waking one\n"
+"  --no-wake-sync         ignore the sync-wakeup hint\n"
+"  --no-futex-boost       do not treat futex lock holders specially\n"
+"  --run-secs N           unload after N seconds (for tests and demos)\n"
+"  -v, --verbose          more output (libbpf messages, exit dumps)\n"
+"  -V, --version          print the version and exit\n"
+"  -h, --help             this help\n"
+"\n"
+"Accepted for compatibility with upstream scx_lavd but not implemented yet\n"
+"(a note is printed): --autopilot --autopower --performance --balanced\n"
+"--powersave --no-core-compaction --no-use-em --no-freq-scaling --no-fast-lb\n"
+"--per-cpu-dsq --enable-cpu-bw --pinned-slice-us --warm-cpu-us\n"
+"--lat-load-target-pct --mig-delta-pct --lb-low-util-pct\n"
+"--lb-local-dsq-util-pct --cpu-pref-order --log-level --virt-llc\n",
+		prog);
+}
+
+/* Strict unsigned parse: digits only, within [lo, hi]. */
+static int parse_u64(const char *name, const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	if (!s || !*s || *s == '-' || *s == '+') {
+		fprintf(stderr, "scx_lavd: --%s: '%s' is not a non-negative integer\n", name,
+			s ? s : "");
+		return -1;
+	}
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end) {
+		fprintf(stderr, "scx_lavd: --%s: '%s' is not a non-negative integer\n", name, s);
+		return -1;
+	}
+	if (x < lo || x > hi) {
+		fprintf(stderr, "scx_lavd: --%s: %llu is out of range [%llu, %llu]\n", name, x,
+			(unsigned long long)lo, (unsigned long long)hi);
+		return -1;
+	}
+	*v = x;
+	return 0;
+}
+
+int opts_parse(struct opts *o, int argc, char **argv)
+{
+	const char *prog = argv[0] ? argv[0] : "scx_lavd";
+	int idx, c;
+	uint64_t v;
+
+	memset(o, 0, sizeof(*o));
+	o->slice_max_us = 5000;
+	o->slice_min_us = 500;
+	o->preempt_shift = 6;
+	optind = 1;
+	opterr = 0;
+
+	while ((c = getopt_long(argc, argv, ":vVh", long_opts, &idx)) != -1) {
+		const char *name = c >= 256 ? long_opts[idx].name : "";
+
+		switch (c) {
+		case OPT_SLICE_MAX:
+			/* 1 s upper bound: beyond it the watchdog (30 s) is only 30 slices away. */
+			if (parse_u64(name, optarg, 1, 1000000, &o->slice_max_us))
+				return -1;
+			break;
+		case OPT_SLICE_MIN:
+			if (parse_u64(name, optarg, 1, 1000000, &o->slice_min_us))
+				return -1;
+			break;
+		case OPT_PREEMPT_SHIFT:
+			if (parse_u64(name, optarg, 0, 10, &v))
+				return -1;
+			o->preempt_shift = v;
+			break;
+		case OPT_STATS: {
+			char *end;
+
+			errno = 0;
+			o->stats_secs = strtod(optarg, &end);
+			if (errno || *end || !(o->stats_secs > 0) || o->stats_secs > 86400) {
+				fprintf(stderr, "scx_lavd: --stats: '%s' is not a number of seconds in (0, 86400]\n",
+					optarg);
+				return -1;
+			}
+			break;
+		}
+		case OPT_RUN_SECS:
+			if (parse_u64(name, optarg, 1, 86400 * 365, &v))
+				return -1;
+			o->run_secs = v;
+			break;
+		case OPT_MONITOR:
+			fprintf(stderr, "scx_lavd: --monitor is not implemented yet: use --stats\n");
+			return -1;
+		case OPT_PARTIAL: o->partial = true; break;
+		case OPT_NO_SLICE_BOOST: o->no_slice_boost = true; break;
+		case OPT_NO_PREEMPTION: o->no_preemption = true; break;
+		case OPT_NO_WAKE_SYNC: o->no_wake_sync = true; break;
+		case OPT_NO_FUTEX_BOOST: o->no_futex_boost = true; break;
+		case 'v': o->verbose = true; break;
+		case 'V':
+			printf("scx_lavd %s (C)\n", LAVD_VERSION);
+			return 1;
+		case 'h':
+			usage(stdout, prog);
+			return 1;
+		case OPT_IGN_FLAG:
+		case OPT_IGN_OPTVAL:
+			fprintf(stderr, "scx_lavd: note: --%s is not implemented yet; ignored\n", name);
+			break;
+		case OPT_IGN_US:
+			if (parse_u64(name, optarg, 0, 1000000, &v))
+				return -1;
+			fprintf(stderr, "scx_lavd: note: --%s is not implemented yet; ignored\n", name);
+			break;
+		case OPT_IGN_PCT:
+			if (parse_u64(name, optarg, 0, 200, &v))
+				return -1;
+			fprintf(stderr, "scx_lavd: note: --%s is not implemented yet; ignored\n", name);
+			break;
+		case OPT_IGN_VAL:
+			fprintf(stderr, "scx_lavd: note: --%s is not implemented yet; ignored\n", name);
+			break;
+		case ':':
+			fprintf(stderr, "scx_lavd: option '%s' needs a value (see --help)\n",
+				argv[optind - 1]);
+			return -1;
+		default:
+			fprintf(stderr, "scx_lavd: unknown option '%s' (see --help)\n",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "scx_lavd: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return -1;
+	}
+	if (o->slice_min_us > o->slice_max_us) {
+		/* Upstream accepts this and clamps inconsistently (observation O20). */
+		fprintf(stderr, "scx_lavd: --slice-min-us (%llu) must not exceed --slice-max-us (%llu)\n",
+			(unsigned long long)o->slice_min_us, (unsigned long long)o->slice_max_us);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* opts.h - command-line options, compatible with upstream scx_lavd's names. */
+#ifndef __LAVD_OPTS_H
+#define __LAVD_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct opts {
+	uint64_t slice_max_us;
+	uint64_t slice_min_us;
+	uint32_t preempt_shift;
+	double stats_secs;		/* 0: no periodic stats */
+	bool verbose;
+	bool partial;
+	bool no_slice_boost;
+	bool no_preemption;
+	bool no_wake_sync;
+	bool no_futex_boost;
+	int run_secs;			/* --run-secs (ours, for tests): exit after N s */
+};
+
+/*
+ * Parse argv. Returns 0 to run, 1 if the program should exit successfully
+ * (--help, --version), -1 on a bad option (message printed, exit code 2).
+ */
+int opts_parse(struct opts *o, int argc, char **argv);
+
+#endif /* __LAVD_OPTS_H */

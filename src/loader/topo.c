@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * topo.c - discover CPUs, SMT siblings, LLCs and NUMA nodes from sysfs.
+ *
+ * sysfs is not always complete: offline CPUs have no cache or topology
+ * files, containers and some VMs omit cache/, and a CPU may go offline
+ * while we read. Online CPUs without cache information share one LLC per
+ * package; anything that contradicts itself is an error, not a guess.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "topo.h"
+
+static int read_line(const char *path, char *buf, int len)
+{
+	FILE *f = fopen(path, "r");
+	int n;
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, len, f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	n = strlen(buf);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = 0;
+	return n;
+}
+
+static int read_int(const char *path, long *v)
+{
+	char buf[64], *end;
+
+	if (read_line(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	errno = 0;
+	*v = strtol(buf, &end, 10);
+	if (errno || end == buf || *end)
+		return -1;
+	return 0;
+}
+
+int topo_parse_cpulist(const char *s, bool *set, int max)
+{
+	int count = 0;
+
+	while (*s) {
+		char *end;
+		long a, b;
+
+		while (*s == ',' || isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			break;
+		if (!isdigit((unsigned char)*s))
+			return -1;
+		a = strtol(s, &end, 10);
+		b = a;
+		s = end;
+		if (*s == '-') {
+			s++;
+			if (!isdigit((unsigned char)*s))
+				return -1;
+			b = strtol(s, &end, 10);
+			s = end;
+		}
+		if (*s && *s != ',' && !isspace((unsigned char)*s))
+			return -1;
+		if (a < 0 || b < a || b >= max)
+			return -1;
+		for (long i = a; i <= b; i++) {
+			if (!set[i])
+				count++;
+			set[i] = true;
+		}
+	}
+	return count;
+}
+
+/* Id of the last-level cache of a CPU: the highest level that holds data. */
+static int cpu_llc_key(const char *root, int cpu, long *key)
+{
+	char path[512], type[32];
+	long level, best_level = -1, id;
+
+	for (int i = 0; i < 16; i++) {
+		snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/level", root, cpu, i);
+		if (read_int(path, &level))
+			continue;
+		snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/type", root, cpu, i);
+		if (read_line(path, type, sizeof(type)) <= 0 || !strcmp(type, "Instruction"))
+			continue;
+		if (level <= best_level)
+			continue;
+		/* Prefer the kernel's cache id; else the first CPU sharing it. */
+		snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/id", root, cpu, i);
+		if (read_int(path, &id)) {
+			char list[4096];
+			bool set[LAVD_MAX_CPUS] = { false };
+
+			snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/shared_cpu_list",
+				 root, cpu, i);
+			if (read_line(path, list, sizeof(list)) <= 0 ||
+			    topo_parse_cpulist(list, set, LAVD_MAX_CPUS) <= 0)
+				continue;
+			for (id = 0; id < LAVD_MAX_CPUS && !set[id]; id++)
+				;
+		}
+		best_level = level;
+		*key = level * 1000000 + id;
+	}
+	return best_level < 0 ? -1 : 0;
+}
+
+/* NUMA node of a CPU: its "nodeN" link, 0 without NUMA. */
+static long cpu_node(const char *root, int cpu)
+{
+	char path[512];
+	struct dirent *e;
+	long node = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/cpu%d", root, cpu);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		if (!strncmp(e->d_name, "node", 4) && isdigit((unsigned char)e->d_name[4])) {
+			node = strtol(e->d_name + 4, NULL, 10);
+			break;
+		}
+	}
+	closedir(d);
+	return node;
+}
+
+int topo_read(struct topo *t, const char *root, char *err, int errlen)
+{
+	char path[512], buf[8192];
+	long llc_keys[LAVD_MAX_LLCS];
+	int max_id = -1;
+	DIR *d;
+	struct dirent *e;
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < LAVD_MAX_CPUS; i++) {
+		t->llc[i] = -1;
+		t->core_id[i] = -1;
+	}
+
+	d = opendir(root);
+	if (!d) {
+		snprintf(err, errlen, "cannot read %s: %s", root, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		char *end;
+		long id;
+
+		if (strncmp(e->d_name, "cpu", 3) || !isdigit((unsigned char)e->d_name[3]))
+			continue;
+		id = strtol(e->d_name + 3, &end, 10);
+		if (*end)
+			continue;
+		if (id >= LAVD_MAX_CPUS) {
+			closedir(d);
+			snprintf(err, errlen, "CPU %ld is beyond the supported %d CPUs", id,
+				 LAVD_MAX_CPUS);
+			return -1;
+		}
+		if (id > max_id)
+			max_id = id;
+	}
+	closedir(d);
+	if (max_id < 0) {
+		snprintf(err, errlen, "no CPUs found under %s", root);
+		return -1;
+	}
+	t->nr_cpu_ids = max_id + 1;
+
+	snprintf(path, sizeof(path), "%s/online", root);
+	if (read_line(path, buf, sizeof(buf)) <= 0) {
+		snprintf(err, errlen, "cannot read %s", path);
+		return -1;
+	}
+	t->nr_online = topo_parse_cpulist(buf, t->online, t->nr_cpu_ids);
+	if (t->nr_online <= 0) {
+		snprintf(err, errlen, "malformed online CPU list in %s: '%s'", path, buf);
+		return -1;
+	}
+
+	for (int cpu = 0; cpu < t->nr_cpu_ids; cpu++) {
+		long key, pkg = 0, node = 0;
+		bool sib[LAVD_MAX_CPUS] = { false };
+		int n, j;
+
+		if (!t->online[cpu])
+			continue;
+		snprintf(path, sizeof(path), "%s/cpu%d/topology/physical_package_id", root, cpu);
+		if (read_int(path, &pkg) || pkg < 0)
+			pkg = 0;
+		if (cpu_llc_key(root, cpu, &key))
+			key = -1 - pkg; /* no cache info: one LLC per package */
+		for (j = 0; j < t->nr_llcs && llc_keys[j] != key; j++)
+			;
+		if (j == t->nr_llcs) {
+			if (t->nr_llcs == LAVD_MAX_LLCS) {
+				snprintf(err, errlen, "more than %d LLCs are not supported",
+					 LAVD_MAX_LLCS);
+				return -1;
+			}
+			llc_keys[t->nr_llcs++] = key;
+		}
+		t->llc[cpu] = j;
+
+		snprintf(path, sizeof(path), "%s/cpu%d/topology/thread_siblings_list", root, cpu);
+		t->core_id[cpu] = cpu;
+		if (read_line(path, buf, sizeof(buf)) > 0 &&
+		    (n = topo_parse_cpulist(buf, sib, t->nr_cpu_ids)) > 0) {
+			int online_sibs = 0;
+
+			if (!sib[cpu]) {
+				snprintf(err, errlen, "CPU %d is not in its own sibling list '%s'",
+					 cpu, buf);
+				return -1;
+			}
+			for (j = 0; j < t->nr_cpu_ids; j++) {
+				if (!sib[j] || !t->online[j])
+					continue;
+				if (!online_sibs++)
+					t->core_id[cpu] = j;
+			}
+			if (online_sibs > 1)
+				t->smt = true;
+		}
+
+		node = cpu_node(root, cpu);
+		t->node[cpu] = node;
+		if (node + 1 > t->nr_nodes)
+			t->nr_nodes = node + 1;
+	}
+	if (!t->nr_nodes)
+		t->nr_nodes = 1;
+	return 0;
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pol_deadline.h - the logical clock, fairness lag and virtual deadlines.
+ *
+ * Every runnable task gets a virtual deadline: the logical clock, minus a
+ * small compete window, plus a delta that is its expected runtime divided by
+ * its latency criticality and multiplied by a greed penalty. Ten times more
+ * critical is ten times closer. The dispatch queues are ordered by it
+ * (earliest virtual deadline first).
+ *
+ * Fairness (differs from upstream on purpose, see observation O3 of the
+ * reference): upstream compares a task's lifetime service with the system's
+ * average service *per schedule*, two different quantities, so nearly every
+ * task looks greedy. Here both sides are lifetime weighted service
+ * (pol_task_stat.svc_wgt_ns, like a vruntime): the system side is the
+ * average svc_wgt_ns of the tasks that ran recently (pol_sys.avg_svc_wgt_ns),
+ * so the lag says how far ahead or behind its peers a task is.
+ */
+#ifndef __POL_DEADLINE_H
+#define __POL_DEADLINE_H
+
+#include "pol_base.h"
+#include "pol_task.h"
+
+/* 300 ms >> 16: how far behind the clock a new deadline may start (ns). */
+#define POL_DL_COMPETE_WINDOW_NS	((300ULL * POL_NSEC_PER_MSEC) >> 16)
+/* Largest lag credited or charged for a nice-0 task (scaled by 100/weight). */
+#define POL_TASK_LAG_MAX_NS		(500ULL * POL_NSEC_PER_MSEC)
+/* Penalty slope: a task a full lag_max ahead gets deadlines 1.5x as far. */
+#define POL_LC_GREEDY_SHIFT		1
+
+/* Greed penalty state of one computation. */
+struct pol_greed {
+	u64 penalty;	/* POL_SCALE .. 2 * POL_SCALE */
+	bool greedy;	/* the task has received more than its peers */
+};
+
+/*
+ * Penalty from the lag between the peers' average service and the task's.
+ * A task that sleeps a lot falls behind; its credit is bounded to lag_max by
+ * moving its service up (so a long sleeper cannot bank unlimited priority).
+ * A task ahead of its peers is charged up to lag_max.
+ */
+POL_FN struct pol_greed pol_greedy_penalty(struct pol_task_stat *t, u64 avg_svc_wgt_ns,
+					  u64 weight)
+{
+	struct pol_greed g;
+	u64 lag_max = pol_div(POL_TASK_LAG_MAX_NS * POL_WEIGHT_NICE0, pol_clamp(weight, 1, 10000));
+	u64 charge; /* lag_max - lag, in 0 .. 2 * lag_max */
+
+	if (avg_svc_wgt_ns >= t->svc_wgt_ns) {
+		u64 lag = avg_svc_wgt_ns - t->svc_wgt_ns;
+
+		if (lag > lag_max) {
+			t->svc_wgt_ns = avg_svc_wgt_ns - lag_max;
+			lag = lag_max;
+		}
+		charge = lag_max - lag;
+		g.greedy = false;
+	} else {
+		u64 ahead = pol_min(t->svc_wgt_ns - avg_svc_wgt_ns, lag_max);
+
+		charge = lag_max + ahead;
+		g.greedy = true;
+	}
+	g.penalty = POL_SCALE + (pol_div(charge << POL_SHIFT, lag_max) >> POL_LC_GREEDY_SHIFT);
+	return g;
+}
+
+/*
+ * Deadline delta (ns of virtual time):
+ *   (runtime_base + min(acc_runtime, runtime_base)) * penalty / lat_cri
+ * A task just woken gets the smallest runtime term, one that keeps running
+ * at most twice that. runtime_base is the maximum slice (upstream hard-codes
+ * 5 ms there whatever --slice-max-us says: observation O20).
+ */
+POL_FN u64 pol_deadline_delta(u64 acc_runtime_ns, u64 penalty, u32 lat_cri, u64 runtime_base_ns)
+{
+	u64 rt = runtime_base_ns + pol_min(acc_runtime_ns, runtime_base_ns);
+
+	return pol_div(pol_mul_sat(rt, penalty), pol_max(lat_cri, 1)) >> POL_SHIFT;
+}
+
+/*
+ * Compete window: new deadlines start this far behind the clock. Under
+ * overload (more queued tasks than active CPUs) it narrows so that freshly
+ * woken tasks cannot jump a long queue by much.
+ */
+POL_FN u64 pol_compete_window(u64 nr_active, u64 nr_queued)
+{
+	if (nr_queued > nr_active)
+		return pol_div(POL_DL_COMPETE_WINDOW_NS * nr_active, nr_queued);
+	return POL_DL_COMPETE_WINDOW_NS;
+}
+
+/* Virtual deadline of a task enqueued now. */
+POL_FN u64 pol_vdeadline(u64 clk, u64 delta, u64 window)
+{
+	return pol_sub_sat(clk, window) + delta;
+}
+
+/*
+ * The logical clock advances when a task starts running with a deadline
+ * ahead of it, by that gap divided by the number of queued tasks: under load
+ * it moves slowly, so deadlines of waiting tasks stay competitive and every
+ * queued task is eventually at the head. It never moves backwards.
+ */
+POL_FN u64 pol_clock_advance(u64 clk, u64 vdeadline, u64 nr_queued)
+{
+	if (vdeadline <= clk)
+		return clk;
+	return clk + pol_div(vdeadline - clk, pol_max(nr_queued, 1));
+}
+
+#endif /* __POL_DEADLINE_H */

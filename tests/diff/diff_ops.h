@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * diff_ops.h - one dispatcher over the policy core, compiled twice: into
+ * the host test and into a BPF syscall program. The differential test runs
+ * both on the same inputs and compares the whole context afterwards, so the
+ * host build and the BPF build of src/policy/ are proven to compute the same.
+ */
+#ifndef __DIFF_OPS_H
+#define __DIFF_OPS_H
+
+#include "policy/pol.h"
+
+enum diff_op {
+	OP_LOG2X, OP_MUL_SAT, OP_EWMA, OP_EWMA_ASYM, OP_FREQ, OP_LAT_CRI, OP_WAKE,
+	OP_TASK_CYCLE, OP_GREEDY, OP_DEADLINE, OP_CLOCK, OP_SLICE_TARGET, OP_THR,
+	OP_SYS_UPDATE, OP_TASK_SLICE, OP_STEALEE, OP_INVR, OP_NORM, OP_CTX_BOOST,
+	OP_TASK_INIT,
+	NR_DIFF_OPS
+};
+
+#define DIFF_NR_DOMS POL_MAX_DOMAINS /* the policy may read that many */
+
+struct diff_ctx {
+	u32 op;
+	u32 pad;
+	u64 in[8];
+	u64 out[8];
+	struct pol_task_stat t1, t2;
+	struct pol_sys sys;
+	struct pol_sys_sample smp;
+	struct pol_cfg cfg;
+	struct pol_domain doms[DIFF_NR_DOMS];
+};
+
+POL_FN void diff_exec(struct diff_ctx *c)
+{
+	u64 *in = c->in, *out = c->out;
+
+	switch (c->op) {
+	case OP_LOG2X:
+		out[0] = pol_log2x(in[0]);
+		break;
+	case OP_MUL_SAT:
+		out[0] = pol_mul_sat(in[0], in[1]);
+		out[1] = pol_add_sat(in[0], in[1]);
+		out[2] = pol_sub_sat(in[0], in[1]);
+		out[3] = pol_div(in[0], in[1]);
+		out[4] = pol_clamp(in[0], in[1], in[2]);
+		break;
+	case OP_EWMA:
+		out[0] = pol_ewma(in[0], in[1]);
+		break;
+	case OP_EWMA_ASYM:
+		out[0] = pol_ewma_asym(in[0], in[1]);
+		break;
+	case OP_FREQ:
+		out[0] = pol_interval_to_freq(in[0], in[1]);
+		break;
+	case OP_LAT_CRI:
+		out[0] = pol_lat_cri_raw(&c->t1, in[0], (u32)in[1]);
+		out[1] = pol_lat_cri(&c->t1, in[0], (u32)in[1]);
+		break;
+	case OP_WAKE:
+		out[0] = pol_task_on_wake(&c->t1, &c->t2, in[0]);
+		break;
+	case OP_TASK_CYCLE:
+		pol_task_on_runnable(&c->t1);
+		pol_task_on_running(&c->t1, in[0]);
+		pol_task_account(&c->t1, in[1], in[2], in[3]);
+		pol_task_on_stopping(&c->t1);
+		pol_task_on_quiescent(&c->t1, in[4], in[5] & 1);
+		break;
+	case OP_GREEDY: {
+		struct pol_greed g = pol_greedy_penalty(&c->t1, in[0], in[1]);
+
+		out[0] = g.penalty;
+		out[1] = g.greedy;
+		break;
+	}
+	case OP_DEADLINE:
+		out[0] = pol_deadline_delta(in[0], in[1], (u32)in[2], in[3]);
+		out[1] = pol_compete_window(in[4], in[5]);
+		out[2] = pol_vdeadline(in[6], out[0], out[1]);
+		break;
+	case OP_CLOCK:
+		out[0] = pol_clock_advance(in[0], in[1], in[2]);
+		break;
+	case OP_SLICE_TARGET:
+		out[0] = pol_slice_target(in[0], in[1], &c->cfg);
+		break;
+	case OP_THR:
+		out[0] = pol_thr_lat_cri(in[0], in[1], (u32)in[2]);
+		break;
+	case OP_SYS_UPDATE:
+		pol_sys_update(&c->sys, &c->smp, &c->cfg);
+		out[0] = pol_can_boost_slice(&c->sys, &c->cfg);
+		break;
+	case OP_TASK_SLICE: {
+		struct pol_slice s = pol_task_slice(&c->sys, &c->cfg, in[0], (u32)in[1]);
+
+		out[0] = s.slice_ns;
+		out[1] = s.boosted;
+		out[2] = pol_slice_revoke(in[2], in[3]);
+		break;
+	}
+	case OP_STEALEE:
+		out[0] = (u64)(s64)pol_pick_stealee(c->doms, (u32)in[0], (u32)in[1], in[2]);
+		out[1] = pol_domain_load(&c->doms[in[3] & (DIFF_NR_DOMS - 1)]);
+		break;
+	case OP_INVR:
+		out[0] = pol_wall_to_invr(in[0], (u32)in[1], (u32)in[2]);
+		break;
+	case OP_NORM:
+		out[0] = pol_lat_cri_norm((u32)in[0], (u32)in[1]);
+		break;
+	case OP_CTX_BOOST:
+		out[0] = pol_ctx_boost((u32)in[0]);
+		break;
+	case OP_TASK_INIT:
+		pol_task_init(&c->t1, (in[0] & 1) ? &c->t2 : 0, in[1], in[2], in[3]);
+		break;
+	default:
+		out[7] = POL_U64_MAX;
+		break;
+	}
+#ifdef DIFF_INJECT_MISMATCH
+	/* Used only to prove the differential test can fail. */
+	if (c->op == OP_LAT_CRI && (out[0] & 1))
+		out[0]++;
+#endif
+}
+
+#endif /* __DIFF_OPS_H */

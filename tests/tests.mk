@@ -1,0 +1,51 @@
+# Test tiers. `make test` runs them all through tests/run-tiers, which
+# prints every PASS/FAIL line and ends with "N passed, N failed".
+#
+#   test-unit   T0  policy core on the host under ASan/UBSan; loader units
+#   test-diff   T2  host build == BPF build of the policy (BPF_PROG_TEST_RUN)
+#   test-bpf    T1  the scheduler object passes the verifier (VM, 7.3 and 7.2)
+#   test-vm     T4  load tests in the VM on 7.3 and 7.2
+
+DIFF_CASES ?= 600
+TEST_CFLAGS := -O1 -g -Wall -Wextra -Werror -std=gnu11 -Isrc -Itests $(SAN_FLAGS)
+DIFF_BPF_CFLAGS := $(BPF_CFLAGS) -Itests/diff
+
+$(O)/test_policy: tests/unit/test_policy.c tests/harness.h $(POLICY_HDRS) | $(O)
+	$(CC) $(TEST_CFLAGS) -o $@ $<
+
+$(O)/test_topo: tests/unit/test_topo.c src/loader/topo.c src/loader/topo.h tests/harness.h | $(O)
+	$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_topo.c src/loader/topo.c
+
+$(O)/test_opts: tests/unit/test_opts.c src/loader/opts.c src/loader/opts.h tests/harness.h | $(O)
+	$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_opts.c src/loader/opts.c
+
+$(O)/diff.bpf.o: tests/diff/diff.bpf.c tests/diff/diff_ops.h $(POLICY_HDRS) $(O)/vmlinux.h
+	$(CLANG) $(DIFF_BPF_CFLAGS) -c $< -o $@
+
+$(O)/diff_bug.bpf.o: tests/diff/diff.bpf.c tests/diff/diff_ops.h $(POLICY_HDRS) $(O)/vmlinux.h
+	$(CLANG) $(DIFF_BPF_CFLAGS) -DDIFF_INJECT_MISMATCH -c $< -o $@
+
+$(O)/diff_host: tests/diff/diff_host.c tests/diff/diff_ops.h $(POLICY_HDRS) | $(O)
+	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -Isrc -Itests/diff -o $@ $< -lbpf -lelf -lz
+
+.PHONY: test-build
+test-build: all $(O)/test_policy $(O)/test_topo $(O)/test_opts $(O)/diff.bpf.o \
+	    $(O)/diff_bug.bpf.o $(O)/diff_host
+
+test-unit: $(O)/test_policy $(O)/test_topo $(O)/test_opts $(O)/scx_lavd
+	@$(O)/test_policy && $(O)/test_topo && $(O)/test_opts && tests/loader/test_cli.sh $(O)/scx_lavd
+
+test-diff: $(O)/diff.bpf.o $(O)/diff_bug.bpf.o $(O)/diff_host
+	@$(O)/diff_host $(O)/diff.bpf.o --cases $(DIFF_CASES) && \
+	 $(O)/diff_host $(O)/diff_bug.bpf.o --cases 200 --expect-mismatch
+
+test-bpf: all
+	@tests/vm/tier-bpf.sh
+
+test-vm: all
+	@tests/vm/tier-vm.sh
+
+# Everything, with set-up first: what CI runs.
+test: setup
+	@$(MAKE) --no-print-directory test-build
+	@tests/run-tiers $(O)/results unit:test-unit diff:test-diff bpf:test-bpf vm:test-vm

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Command-line parsing (src/loader/opts.c): defaults, bounds, bad input. */
+#include <stdio.h>
+#include "harness.h"
+#include "loader/opts.h"
+
+static int parse(struct opts *o, const char *a1, const char *a2, const char *a3)
+{
+	char *argv[5] = { "scx_lavd", (char *)a1, (char *)a2, (char *)a3, NULL };
+	int argc = 1 + !!a1 + !!a2 + !!a3;
+
+	return opts_parse(o, argc, argv);
+}
+
+TEST(defaults_match_upstream)
+{
+	struct opts o;
+
+	CHECK_EQ(parse(&o, NULL, NULL, NULL), 0);
+	CHECK_EQ(o.slice_max_us, 5000);
+	CHECK_EQ(o.slice_min_us, 500);
+	CHECK_EQ(o.preempt_shift, 6);
+	CHECK(o.stats_secs == 0);
+}
+
+TEST(values)
+{
+	struct opts o;
+
+	CHECK_EQ(parse(&o, "--slice-max-us", "3000", "--no-slice-boost"), 0);
+	CHECK_EQ(o.slice_max_us, 3000);
+	CHECK(o.no_slice_boost);
+	CHECK_EQ(parse(&o, "--slice-max-us=8000", "--preempt-shift=10", NULL), 0);
+	CHECK_EQ(o.slice_max_us, 8000);
+	CHECK_EQ(o.preempt_shift, 10);
+	CHECK_EQ(parse(&o, "--stats", "0.5", NULL), 0);
+	CHECK(o.stats_secs == 0.5);
+	CHECK_EQ(parse(&o, "--performance", NULL, NULL), 0); /* accepted, noted as ignored */
+}
+
+TEST(bad_values)
+{
+	struct opts o;
+
+	CHECK_EQ(parse(&o, "--slice-max-us", "abc", NULL), -1);
+	CHECK_EQ(parse(&o, "--slice-max-us", "-5", NULL), -1);
+	CHECK_EQ(parse(&o, "--slice-max-us", "0", NULL), -1);
+	CHECK_EQ(parse(&o, "--slice-max-us", "99999999999999999999", NULL), -1);
+	CHECK_EQ(parse(&o, "--slice-min-us", "6000", NULL), -1); /* min > max */
+	CHECK_EQ(parse(&o, "--preempt-shift", "11", NULL), -1);
+	CHECK_EQ(parse(&o, "--stats", "0", NULL), -1);
+	CHECK_EQ(parse(&o, "--stats", "x", NULL), -1);
+	CHECK_EQ(parse(&o, "--bogus", NULL, NULL), -1);
+	CHECK_EQ(parse(&o, "extra", NULL, NULL), -1);
+	CHECK_EQ(parse(&o, "--slice-max-us", NULL, NULL), -1);
+	CHECK_EQ(parse(&o, "--mig-delta-pct", "300", NULL), -1);
+	CHECK_EQ(parse(&o, "--monitor", "1", NULL), -1);
+}
+
+TEST(help_and_version_exit_early)
+{
+	struct opts o;
+
+	CHECK_EQ(parse(&o, "--version", NULL, NULL), 1);
+	CHECK_EQ(parse(&o, "-h", NULL, NULL), 1);
+}
+
+HARNESS_MAIN("opts")

@@ -1,0 +1,636 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Host unit tests of the policy core (src/policy/), run under ASan/UBSan. */
+#include "../harness.h"
+#include "policy/pol.h"
+
+/* ---- pol_base.h ---- */
+
+TEST(log2x_edges)
+{
+	CHECK_EQ(pol_log2x(0), 1);
+	CHECK_EQ(pol_log2x(1), 1);
+	CHECK_EQ(pol_log2x(2), 2);
+	CHECK_EQ(pol_log2x(3), 2);
+	CHECK_EQ(pol_log2x(4), 3);
+	CHECK_EQ(pol_log2x(7), 3);
+	CHECK_EQ(pol_log2x(1ULL << 32), 33);
+	CHECK_EQ(pol_log2x((1ULL << 63) - 1), 63);
+	CHECK_EQ(pol_log2x(1ULL << 63), 64);
+	CHECK_EQ(pol_log2x(POL_U64_MAX), 64);
+}
+
+TEST(log2x_matches_bit_length)
+{
+	for (int b = 0; b < 64; b++) {
+		u64 v = 1ULL << b;
+
+		CHECK_EQ(pol_log2x(v), b + 1);
+		CHECK_EQ(pol_log2x(v | (v >> 1)), b + 1);
+		if (b)
+			CHECK_EQ(pol_log2x(v - 1), b);
+	}
+}
+
+TEST(div_guards_zero)
+{
+	CHECK_EQ(pol_div(10, 0), 10);
+	CHECK_EQ(pol_div(0, 0), 0);
+	CHECK_EQ(pol_div(10, 3), 3);
+	CHECK_EQ(pol_div(POL_U64_MAX, 1), POL_U64_MAX);
+}
+
+TEST(saturating_arith)
+{
+	CHECK_EQ(pol_sub_sat(3, 5), 0);
+	CHECK_EQ(pol_sub_sat(5, 3), 2);
+	CHECK_EQ(pol_add_sat(POL_U64_MAX, 1), POL_U64_MAX);
+	CHECK_EQ(pol_add_sat(1, 2), 3);
+	CHECK_EQ(pol_mul_sat(0, POL_U64_MAX), 0);
+	CHECK_EQ(pol_mul_sat(POL_U64_MAX, 0), 0);
+	CHECK_EQ(pol_mul_sat(1ULL << 32, 1ULL << 31), 1ULL << 63);
+	CHECK_EQ(pol_mul_sat(1ULL << 32, 1ULL << 32), POL_U64_MAX);
+	CHECK_EQ(pol_mul_sat(0xffffffffULL, 0xffffffffULL), 0xfffffffe00000001ULL);
+	CHECK_EQ(pol_mul_sat(3ULL << 62 >> 1, 2), 3ULL << 62);
+	CHECK_EQ(pol_mul_sat(3ULL << 62, 2), POL_U64_MAX);
+	CHECK_EQ(pol_mul_sat(0x1ffffffffULL, 0x80000000ULL), 0xffffffff80000000ULL);
+	CHECK_EQ(pol_mul_sat(0x1ffffffffULL, 0x80000001ULL), POL_U64_MAX);
+}
+
+TEST(mul_sat_agrees_with_128bit)
+{
+	u64 x = 88172645463325252ULL;
+
+	for (int i = 0; i < 100000; i++) {
+		u64 a, b;
+		unsigned __int128 p;
+
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		a = x >> (x & 63);
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		b = x >> (x & 63);
+		p = (unsigned __int128)a * b;
+		CHECK_EQ(pol_mul_sat(a, b), p >> 64 ? POL_U64_MAX : (u64)p);
+	}
+}
+
+TEST(clamp_and_minmax)
+{
+	CHECK_EQ(pol_clamp(5, 1, 10), 5);
+	CHECK_EQ(pol_clamp(0, 1, 10), 1);
+	CHECK_EQ(pol_clamp(11, 1, 10), 10);
+	CHECK_EQ(pol_clamp(5, 7, 3), 7); /* inverted bounds: lo wins, stays total */
+	CHECK_EQ(pol_min(2, 3), 2);
+	CHECK_EQ(pol_max(2, 3), 3);
+}
+
+TEST(ewma_converges_and_reaches_zero)
+{
+	u64 a = 0;
+
+	for (int i = 0; i < 200; i++)
+		a = pol_ewma(a, 1000);
+	CHECK(a >= 990 && a <= 1000);
+	for (int i = 0; i < 200; i++)
+		a = pol_ewma(a, 0);
+	CHECK_EQ(a, 0);
+	CHECK_EQ(pol_ewma(1, 0), 0);
+	CHECK_EQ(pol_ewma(800, 80), 800 - 100 + 10);
+	CHECK_EQ(pol_ewma(800, 0), 400); /* a small value on either side: 50/50 */
+	CHECK_EQ(pol_ewma(0, 800), 400);
+	CHECK_EQ(pol_ewma(POL_U64_MAX, POL_U64_MAX), POL_U64_MAX);
+}
+
+TEST(ewma_asym_rises_fast_decays_slow)
+{
+	CHECK_EQ(pol_ewma_asym(100, 900), 900 - 225 + 25);
+	CHECK_EQ(pol_ewma_asym(900, 100), 900 - 112 + 12);
+	CHECK_EQ(pol_ewma_asym(0, 1024), 512);
+	CHECK_EQ(pol_ewma_asym(POL_U64_MAX, POL_U64_MAX), POL_U64_MAX);
+}
+
+TEST(interval_to_freq)
+{
+	CHECK_EQ(pol_interval_to_freq(0, 100000), 100000);
+	CHECK_EQ(pol_interval_to_freq(1, 100000), 100000);
+	CHECK_EQ(pol_interval_to_freq(POL_NSEC_PER_MSEC, 100000), 1000);
+	CHECK_EQ(pol_interval_to_freq(POL_NSEC_PER_SEC * 2, 100000), 0);
+}
+
+TEST(p2s)
+{
+	CHECK_EQ(pol_p2s(50), 512);
+	CHECK_EQ(pol_p2s(95), 972);
+	CHECK_EQ(pol_p2s(85), 870);
+	CHECK_EQ(pol_p2s(10), 102);
+}
+
+/* ---- pol_task.h ---- */
+
+static struct pol_task_stat fresh(void)
+{
+	struct pol_task_stat t;
+
+	pol_task_init(&t, NULL, 0, 5 * POL_NSEC_PER_MSEC, 0);
+	return t;
+}
+
+TEST(lat_cri_worked_examples)
+{
+	struct pol_task_stat t = fresh();
+
+	/* An idle nice-0 hog: (1 + log2x(1 * 101))^2 = 64 (reference §4). */
+	t.avg_runtime_ns = 2 * POL_NSEC_PER_SEC;
+	CHECK_EQ(pol_lat_cri_raw(&t, 100, 0), 64);
+
+	/* 100 wakes/s both ways, 1 ms runs, on a wakeup: 39^2 = 1521. */
+	t.wait_freq = 100;
+	t.wake_freq = 100;
+	t.avg_runtime_ns = POL_NSEC_PER_MSEC;
+	CHECK_EQ(pol_lat_cri_raw(&t, 100, POL_CTX_WAKEUP), 1521);
+}
+
+TEST(lat_cri_monotonic_in_factors)
+{
+	struct pol_task_stat a = fresh(), b;
+
+	a.wait_freq = 50;
+	a.wake_freq = 50;
+	a.avg_runtime_ns = 2 * POL_NSEC_PER_MSEC;
+	b = a;
+	b.wake_freq = 5000;
+	CHECK(pol_lat_cri_raw(&b, 100, 0) > pol_lat_cri_raw(&a, 100, 0));
+	b = a;
+	b.avg_runtime_ns = 100 * POL_NSEC_PER_MSEC; /* log scale: a small change may not show */
+	CHECK(pol_lat_cri_raw(&b, 100, 0) <= pol_lat_cri_raw(&a, 100, 0));
+	b.avg_runtime_ns = 900 * POL_NSEC_PER_MSEC;
+	CHECK(pol_lat_cri_raw(&b, 100, 0) < pol_lat_cri_raw(&a, 100, 0));
+	CHECK(pol_lat_cri_raw(&a, 1000, 0) > pol_lat_cri_raw(&a, 100, 0));
+	CHECK(pol_lat_cri_raw(&a, 100, POL_CTX_HARDIRQ_WAKER) >
+	      pol_lat_cri_raw(&a, 100, POL_CTX_SOFTIRQ_WAKER));
+}
+
+TEST(lat_cri_extremes_fit)
+{
+	struct pol_task_stat t = fresh();
+	u32 all = (1u << 11) - 1;
+
+	t.wait_freq = POL_U64_MAX;
+	t.wake_freq = POL_U64_MAX;
+	t.avg_runtime_ns = 0;
+	/* Everything at its max: (34 + 36)^2, the documented bound of 70^2. */
+	CHECK_EQ(pol_lat_cri_raw(&t, 10000, all), 4900);
+	CHECK(pol_lat_cri_raw(&t, POL_U64_MAX, all) == pol_lat_cri_raw(&t, 10000, all));
+	CHECK(pol_lat_cri_raw(&t, 0, 0) == pol_lat_cri_raw(&t, 1, 0));
+	t.avg_runtime_ns = POL_U64_MAX;
+	t.wait_freq = 0;
+	t.wake_freq = 0;
+	CHECK_EQ(pol_lat_cri_raw(&t, 1, 0), 9); /* (1 + log2x(1 * 2))^2 */
+}
+
+TEST(ctx_boost_values)
+{
+	CHECK_EQ(pol_ctx_boost(0), 0);
+	CHECK_EQ(pol_ctx_boost(POL_CTX_WAKEUP | POL_CTX_SYNC_WAKEUP), 256);
+	/* hardirq and softirq are exclusive: hardirq wins */
+	CHECK_EQ(pol_ctx_boost(POL_CTX_HARDIRQ_WAKER | POL_CTX_SOFTIRQ_WAKER), 1024);
+	CHECK_EQ(pol_ctx_boost(POL_CTX_KTHREAD | POL_CTX_KSOFTIRQD), 768);
+	CHECK_EQ(pol_ctx_boost(POL_CTX_PINNED | POL_CTX_LOCK_BOOST), 384);
+}
+
+TEST(inheritance_bounded_and_consumed)
+{
+	struct pol_task_stat t = fresh();
+	u32 own, lc;
+
+	t.avg_runtime_ns = 2 * POL_NSEC_PER_SEC;
+	own = pol_lat_cri_raw(&t, 100, 0);
+	/* Givers below twice our own value change nothing. */
+	t.lat_cri_waker = own;
+	t.lat_cri_wakee = own;
+	CHECK_EQ(pol_lat_cri(&t, 100, 0), own);
+	/* A strong chain adds 1/8 of the excess, at most 1/4 of own. */
+	t.lat_cri_waker = 2 * own + 80;
+	t.lat_cri_wakee = 0;
+	CHECK_EQ(pol_lat_cri(&t, 100, 0), own + 10);
+	t.lat_cri_waker = 4000;
+	t.lat_cri_wakee = 4000;
+	lc = pol_lat_cri(&t, 100, 0);
+	CHECK_EQ(lc, own + own / 4);
+	CHECK_EQ(t.lat_cri, lc);
+	/* consumed */
+	CHECK_EQ(t.lat_cri_waker, 0);
+	CHECK_EQ(t.lat_cri_wakee, 0);
+	CHECK_EQ(pol_lat_cri(&t, 100, 0), own);
+}
+
+TEST(wake_updates_waker_freq_and_inheritance)
+{
+	struct pol_task_stat waker = fresh(), wakee = fresh();
+	u64 now = 0;
+
+	waker.lat_cri = 700;
+	wakee.lat_cri = 900;
+	for (int i = 0; i < 100; i++) {
+		now += POL_NSEC_PER_MSEC; /* 1000/s */
+		CHECK(pol_task_on_wake(&waker, &wakee, now));
+	}
+	CHECK(waker.wake_freq > 900 && waker.wake_freq <= 1000);
+	CHECK_EQ(wakee.lat_cri_waker, 700);
+	CHECK_EQ(waker.lat_cri_wakee, 900);
+	/* Sampling is gated at 500 us: a wake 100 us later does not count. */
+	CHECK(!pol_task_on_wake(&waker, &wakee, now + 100 * POL_NSEC_PER_USEC));
+	/* Time going backwards (cross-CPU clocks) is not a huge interval. */
+	CHECK(!pol_task_on_wake(&waker, &wakee, now - POL_NSEC_PER_MSEC));
+}
+
+TEST(runtime_and_frequencies)
+{
+	struct pol_task_stat t = fresh();
+	u64 now = 0;
+
+	/* Sleep 9 ms, run 1 ms, 100 times: wait_freq -> 100, avg -> 1 ms. */
+	for (int i = 0; i < 100; i++) {
+		now += 9 * POL_NSEC_PER_MSEC;
+		pol_task_on_runnable(&t);
+		pol_task_on_running(&t, now);
+		pol_task_account(&t, POL_NSEC_PER_MSEC, POL_NSEC_PER_MSEC, 100);
+		pol_task_on_stopping(&t);
+		now += POL_NSEC_PER_MSEC;
+		pol_task_on_quiescent(&t, now, true);
+	}
+	CHECK(t.avg_runtime_ns > 990 * POL_NSEC_PER_USEC && t.avg_runtime_ns < 1100 * POL_NSEC_PER_USEC);
+	CHECK(t.wait_freq >= 95 && t.wait_freq <= 100);
+	CHECK(t.run_freq >= 95 && t.run_freq <= 101);
+	CHECK_EQ(t.svc_wgt_ns, 100 * POL_NSEC_PER_MSEC);
+	/* A non-sleep quiescent (migration) does not count as a wait. */
+	pol_task_on_quiescent(&t, now + 1, false);
+	CHECK_EQ(t.last_quiescent_ns, now);
+}
+
+TEST(account_weights_and_saturates)
+{
+	struct pol_task_stat t = fresh();
+
+	pol_task_account(&t, 1000, 1000, 200); /* twice nice-0 weight: half the service */
+	CHECK_EQ(t.svc_wgt_ns, 500);
+	pol_task_account(&t, 1000, 1000, 0);	/* weight 0 is treated as 1 */
+	CHECK_EQ(t.svc_wgt_ns, 500 + 100000);
+	t.acc_runtime_ns = POL_U64_MAX - 1;
+	t.svc_wgt_ns = POL_U64_MAX - 1;
+	pol_task_account(&t, 10, POL_U64_MAX, 1);
+	CHECK_EQ(t.acc_runtime_ns, POL_U64_MAX);
+	CHECK_EQ(t.svc_wgt_ns, POL_U64_MAX);
+}
+
+TEST(task_init_from_parent)
+{
+	struct pol_task_stat parent = fresh(), child;
+
+	parent.wait_freq = 77;
+	parent.lat_cri_waker = 5;
+	parent.acc_runtime_ns = 99;
+	parent.ran_before = 1;
+	pol_task_init(&child, &parent, 1234, 5000, 42);
+	CHECK_EQ(child.wait_freq, 77);
+	CHECK_EQ(child.lat_cri_waker, 0);
+	CHECK_EQ(child.acc_runtime_ns, 0);
+	CHECK_EQ(child.ran_before, 0);
+	CHECK_EQ(child.last_quiescent_ns, 1234);
+	CHECK_EQ(child.svc_wgt_ns, 42);
+	pol_task_init(&child, NULL, 0, 5000, 0);
+	CHECK_EQ(child.avg_runtime_ns, 5000);
+	CHECK_EQ(child.wait_freq, 0);
+}
+
+TEST(lat_cri_norm)
+{
+	CHECK_EQ(pol_lat_cri_norm(10, 0), 0);
+	CHECK_EQ(pol_lat_cri_norm(10, 10), 1024);
+	CHECK_EQ(pol_lat_cri_norm(20, 10), 1024);
+	CHECK_EQ(pol_lat_cri_norm(5, 10), 512);
+	CHECK_EQ(pol_lat_cri_norm(0, 10), 0);
+}
+
+TEST(wall_to_invr)
+{
+	CHECK_EQ(pol_wall_to_invr(1000000, 1024, 1024), 1000000);
+	CHECK_EQ(pol_wall_to_invr(1000000, 512, 1024), 500000);
+	CHECK_EQ(pol_wall_to_invr(1000000, 512, 512), 250000);
+	CHECK_EQ(pol_wall_to_invr(1000000, 0, 0), 1000000);	/* unknown: full speed */
+	CHECK_EQ(pol_wall_to_invr(1000000, 4096, 4096), 1000000); /* clamped */
+	CHECK(pol_wall_to_invr(POL_U64_MAX, 1024, 1024) == POL_U64_MAX >> 20);
+}
+
+/* ---- pol_deadline.h ---- */
+
+TEST(greedy_penalty_range)
+{
+	struct pol_task_stat t = fresh();
+	struct pol_greed g;
+	u64 lag_max = 500 * POL_NSEC_PER_MSEC;
+
+	t.svc_wgt_ns = 10 * POL_NSEC_PER_SEC;
+	g = pol_greedy_penalty(&t, t.svc_wgt_ns, 100);	/* level: 1.5x */
+	CHECK_EQ(g.penalty, 1536);
+	CHECK(!g.greedy);
+	g = pol_greedy_penalty(&t, t.svc_wgt_ns + lag_max, 100); /* behind: 1.0x */
+	CHECK_EQ(g.penalty, 1024);
+	g = pol_greedy_penalty(&t, t.svc_wgt_ns - lag_max, 100); /* ahead: 2.0x */
+	CHECK_EQ(g.penalty, 2048);
+	CHECK(g.greedy);
+	g = pol_greedy_penalty(&t, 0, 100); /* far ahead: capped at 2.0x */
+	CHECK_EQ(g.penalty, 2048);
+}
+
+TEST(greedy_credit_is_bounded)
+{
+	struct pol_task_stat t = fresh();
+	u64 lag_max = 500 * POL_NSEC_PER_MSEC;
+	struct pol_greed g;
+
+	t.svc_wgt_ns = 0;
+	g = pol_greedy_penalty(&t, 100 * POL_NSEC_PER_SEC, 100);
+	CHECK_EQ(g.penalty, 1024);
+	/* A long sleeper is moved up to one lag_max behind, no more credit. */
+	CHECK_EQ(t.svc_wgt_ns, 100 * POL_NSEC_PER_SEC - lag_max);
+	/* Heavier tasks have a proportionally smaller lag bound. */
+	t.svc_wgt_ns = 0;
+	pol_greedy_penalty(&t, 100 * POL_NSEC_PER_SEC, 1000);
+	CHECK_EQ(t.svc_wgt_ns, 100 * POL_NSEC_PER_SEC - lag_max / 10);
+	/* weight 0 and huge weights do not divide by zero */
+	g = pol_greedy_penalty(&t, t.svc_wgt_ns, 0);
+	CHECK(g.penalty >= 1024 && g.penalty <= 2048);
+	g = pol_greedy_penalty(&t, t.svc_wgt_ns, POL_U64_MAX);
+	CHECK(g.penalty >= 1024 && g.penalty <= 2048);
+}
+
+TEST(deadline_delta_divides_by_criticality)
+{
+	u64 base = 5 * POL_NSEC_PER_MSEC;
+	u64 d64 = pol_deadline_delta(0, 1536, 64, base);
+	u64 d640 = pol_deadline_delta(0, 1536, 640, base);
+
+	/* reference §7: lat_cri 64, penalty 1.5 -> 117 us just woken */
+	CHECK_EQ(d64, 117187);
+	CHECK(d640 * 10 <= d64 + 10 && d640 * 10 >= d64 - 10);
+	/* a long runner's term is at most doubled */
+	CHECK_EQ(pol_deadline_delta(POL_U64_MAX, 1536, 64, base), 2 * d64 + 1);
+	/* criticality 0 is treated as 1, not a division by zero */
+	CHECK_EQ(pol_deadline_delta(0, 1024, 0, base), base);
+	CHECK_EQ(pol_deadline_delta(0, POL_U64_MAX, 1, POL_U64_MAX), POL_U64_MAX >> 10);
+}
+
+TEST(compete_window)
+{
+	CHECK_EQ(pol_compete_window(4, 2), POL_DL_COMPETE_WINDOW_NS);
+	CHECK_EQ(pol_compete_window(4, 4), POL_DL_COMPETE_WINDOW_NS);
+	CHECK_EQ(pol_compete_window(4, 8), POL_DL_COMPETE_WINDOW_NS / 2);
+	CHECK_EQ(pol_compete_window(0, 8), 0);
+	CHECK_EQ(POL_DL_COMPETE_WINDOW_NS, 4577);
+}
+
+TEST(vdeadline_and_clock)
+{
+	CHECK_EQ(pol_vdeadline(10000, 500, 4577), 10000 - 4577 + 500);
+	CHECK_EQ(pol_vdeadline(100, 500, 4577), 500); /* clock near 0: no wrap */
+	CHECK_EQ(pol_clock_advance(1000, 900, 1), 1000); /* never backwards */
+	CHECK_EQ(pol_clock_advance(1000, 2000, 1), 2000);
+	CHECK_EQ(pol_clock_advance(1000, 2000, 4), 1250);
+	CHECK_EQ(pol_clock_advance(1000, 2000, 0), 2000);
+}
+
+TEST(clock_eventually_reaches_old_deadlines)
+{
+	/*
+	 * Starvation bound: a task queued with deadline D is overtaken only by
+	 * tasks whose deadline is below D; each run pushes the clock towards
+	 * the runner's deadline, new deadlines start near the clock, so the
+	 * clock (and thus new deadlines) passes D after finitely many runs.
+	 */
+	u64 clk = POL_DL_COMPETE_WINDOW_NS, old = clk + 200000;
+	int runs = 0;
+
+	while (pol_vdeadline(clk, 10000, POL_DL_COMPETE_WINDOW_NS) < old && runs < 100000) {
+		u64 dl = pol_vdeadline(clk, 10000, POL_DL_COMPETE_WINDOW_NS);
+
+		clk = pol_clock_advance(clk, dl, 8);
+		runs++;
+	}
+	/* it cannot: deadlines of 10 us behind the window never pass the clock */
+	CHECK(runs == 100000 || pol_vdeadline(clk, 10000, POL_DL_COMPETE_WINDOW_NS) >= old);
+	/* but a task with any delta above the window does advance the clock */
+	clk = POL_DL_COMPETE_WINDOW_NS;
+	runs = 0;
+	while (pol_vdeadline(clk, 50000, POL_DL_COMPETE_WINDOW_NS) < old && runs < 100000) {
+		clk = pol_clock_advance(clk, pol_vdeadline(clk, 50000, POL_DL_COMPETE_WINDOW_NS), 8);
+		runs++;
+	}
+	CHECK(runs < 1000);
+}
+
+/* ---- pol_sys.h ---- */
+
+static struct pol_cfg cfg_dfl(void)
+{
+	struct pol_cfg c;
+
+	pol_cfg_default(&c);
+	return c;
+}
+
+TEST(slice_target)
+{
+	struct pol_cfg c = cfg_dfl();
+
+	CHECK_EQ(pol_slice_target(4, 0, &c), c.slice_max_ns);
+	CHECK_EQ(pol_slice_target(4, 8, &c), 5 * POL_NSEC_PER_MSEC);
+	CHECK_EQ(pol_slice_target(4, 20, &c), 2 * POL_NSEC_PER_MSEC);
+	CHECK_EQ(pol_slice_target(4, 1000, &c), c.slice_min_ns);
+	CHECK_EQ(pol_slice_target(0, 20, &c), POL_NSEC_PER_MSEC / 2);
+	CHECK_EQ(pol_slice_target(POL_U64_MAX, 1, &c), c.slice_max_ns);
+}
+
+TEST(thr_lat_cri)
+{
+	CHECK_EQ(pol_thr_lat_cri(1024, 0, 6), 1024 - 16);
+	CHECK_EQ(pol_thr_lat_cri(1024, 0, 0), 0);
+	CHECK_EQ(pol_thr_lat_cri(100, 200, 6), 100);
+	CHECK_EQ(pol_thr_lat_cri(1024, 0, 99), 1024);
+}
+
+TEST(sys_update_averages_and_slice)
+{
+	struct pol_cfg c = cfg_dfl();
+	struct pol_sys s;
+	struct pol_sys_sample x = {
+		.interval_ns = 10 * POL_NSEC_PER_MSEC, .busy_ns = 20 * POL_NSEC_PER_MSEC,
+		.nr_sched = 10, .sum_lat_cri = 1000, .max_lat_cri = 400,
+		.sum_svc_wgt_ns = 10 * POL_NSEC_PER_SEC, .nr_queued = 20, .nr_active = 4,
+		.nr_cpus = 4,
+	};
+
+	pol_sys_init(&s, &c, 4);
+	CHECK_EQ(s.slice_ns, c.slice_max_ns);
+	for (int i = 0; i < 100; i++)
+		pol_sys_update(&s, &x, &c);
+	/* Shift-based EWMAs settle up to 7 below the input (old>>3 == new>>3). */
+	CHECK(s.avg_lat_cri >= 93 && s.avg_lat_cri <= 100);
+	CHECK(s.max_lat_cri >= 393 && s.max_lat_cri <= 400);
+	CHECK(s.thr_lat_cri > s.avg_lat_cri && s.thr_lat_cri <= s.max_lat_cri);
+	CHECK(s.avg_svc_wgt_ns > 990 * POL_NSEC_PER_MSEC && s.avg_svc_wgt_ns <= POL_NSEC_PER_SEC);
+	CHECK(s.avg_util >= 505 && s.avg_util <= 512);
+	CHECK(s.nr_queued >= 16 && s.nr_queued <= 20);
+	/* 10 ms * 4 / 16..20 = 2..2.5 ms */
+	CHECK(s.slice_ns >= 1990 * POL_NSEC_PER_USEC && s.slice_ns <= 2510 * POL_NSEC_PER_USEC);
+	CHECK_EQ(s.nr_intervals, 100);
+}
+
+TEST(sys_update_empty_interval)
+{
+	struct pol_cfg c = cfg_dfl();
+	struct pol_sys s;
+	struct pol_sys_sample x = { 0 };
+
+	pol_sys_init(&s, &c, 4);
+	s.avg_lat_cri = 50;
+	pol_sys_update(&s, &x, &c);
+	CHECK_EQ(s.avg_lat_cri, 50); /* nothing ran: kept */
+	CHECK_EQ(s.avg_util, 0);
+	CHECK_EQ(s.nr_active, 1);
+	CHECK(s.slice_ns >= c.slice_min_ns && s.slice_ns <= c.slice_max_ns);
+	x.busy_ns = POL_U64_MAX;
+	x.interval_ns = 1;
+	x.nr_cpus = 1;
+	pol_sys_update(&s, &x, &c);
+	CHECK(s.avg_util <= POL_SCALE);
+}
+
+TEST(slice_always_within_bounds)
+{
+	struct pol_cfg c = cfg_dfl();
+	struct pol_sys s;
+	u64 x = 12345;
+
+	c.slice_min_ns = 300 * POL_NSEC_PER_USEC;
+	c.slice_max_ns = 3 * POL_NSEC_PER_MSEC;
+	pol_sys_init(&s, &c, 8);
+	for (int i = 0; i < 20000; i++) {
+		struct pol_sys_sample smp = { 0 };
+
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		smp.interval_ns = x % (20 * POL_NSEC_PER_MSEC);
+		smp.nr_queued = (x >> 20) % 300;
+		smp.nr_active = (x >> 30) % 9;
+		smp.nr_cpus = 8;
+		smp.busy_ns = x >> 40;
+		pol_sys_update(&s, &smp, &c);
+		CHECK(s.slice_ns >= c.slice_min_ns && s.slice_ns <= c.slice_max_ns);
+	}
+}
+
+TEST(task_slice_boost)
+{
+	struct pol_cfg c = cfg_dfl();
+	struct pol_sys s;
+	struct pol_slice r;
+
+	pol_sys_init(&s, &c, 4);
+	s.slice_ns = 2 * POL_NSEC_PER_MSEC;
+	s.avg_util = 500;
+	s.nr_queued = 1;
+	s.nr_active = 4;
+	s.avg_lat_cri = 100;
+	/* short runner: system slice */
+	r = pol_task_slice(&s, &c, POL_NSEC_PER_MSEC, 100);
+	CHECK_EQ(r.slice_ns, 2 * POL_NSEC_PER_MSEC);
+	CHECK(!r.boosted);
+	/* long runner with spare CPU: its runtime + 500 us */
+	r = pol_task_slice(&s, &c, 20 * POL_NSEC_PER_MSEC, 100);
+	CHECK_EQ(r.slice_ns, 20500 * POL_NSEC_PER_USEC);
+	CHECK(r.boosted);
+	/* ... capped at 500 ms */
+	r = pol_task_slice(&s, &c, 10 * POL_NSEC_PER_SEC, 100);
+	CHECK_EQ(r.slice_ns, POL_SLICE_BOOST_MAX_NS);
+	/* under load only critical long runners get an extension, at most 2x */
+	s.avg_util = 1000;
+	r = pol_task_slice(&s, &c, 20 * POL_NSEC_PER_MSEC, 50);
+	CHECK_EQ(r.slice_ns, 2 * POL_NSEC_PER_MSEC);
+	CHECK(!r.boosted);
+	r = pol_task_slice(&s, &c, 20 * POL_NSEC_PER_MSEC, 400);
+	CHECK_EQ(r.slice_ns, 4 * POL_NSEC_PER_MSEC);
+	CHECK(r.boosted);
+	r = pol_task_slice(&s, &c, 3 * POL_NSEC_PER_MSEC, 400);
+	CHECK_EQ(r.slice_ns, 3 * POL_NSEC_PER_MSEC);
+	/* --no-slice-boost */
+	c.flags |= POL_CFG_NO_SLICE_BOOST;
+	s.avg_util = 500;
+	r = pol_task_slice(&s, &c, 20 * POL_NSEC_PER_MSEC, 400);
+	CHECK_EQ(r.slice_ns, 2 * POL_NSEC_PER_MSEC);
+	CHECK(!pol_can_boost_slice(&s, &c));
+}
+
+TEST(can_boost_needs_spare_cpu)
+{
+	struct pol_cfg c = cfg_dfl();
+	struct pol_sys s;
+
+	pol_sys_init(&s, &c, 4);
+	s.avg_util = 972;
+	s.nr_queued = 4;
+	CHECK(pol_can_boost_slice(&s, &c));
+	s.avg_util = 973;
+	CHECK(!pol_can_boost_slice(&s, &c));
+	s.avg_util = 0;
+	s.nr_queued = 5;
+	CHECK(!pol_can_boost_slice(&s, &c));
+}
+
+TEST(slice_revoke)
+{
+	CHECK_EQ(pol_slice_revoke(1000, 5000), 4000);
+	CHECK_EQ(pol_slice_revoke(5000, 5000), 0);
+	CHECK_EQ(pol_slice_revoke(POL_U64_MAX, 5000), 0);
+}
+
+/* ---- pol_balance.h ---- */
+
+TEST(pick_stealee_by_weight_not_count)
+{
+	struct pol_domain d[4] = {
+		{ .queued_wgt = 0, .nr_queued = 0, .nr_cpus = 4 },	/* self */
+		{ .queued_wgt = 500, .nr_queued = 5, .nr_cpus = 4 },	/* 5 nice-0 tasks */
+		{ .queued_wgt = 8668, .nr_queued = 1, .nr_cpus = 4 },	/* 1 nice -20 task */
+		{ .queued_wgt = 0, .nr_queued = 0, .nr_cpus = 4 },
+	};
+
+	CHECK_EQ(pol_pick_stealee(d, 4, 0, 0), 2);
+	CHECK_EQ(pol_pick_stealee(d, 4, 0, 1ULL << 2), 1);
+	CHECK_EQ(pol_pick_stealee(d, 4, 0, (1ULL << 2) | (1ULL << 1)), -1);
+	CHECK_EQ(pol_pick_stealee(d, 4, 2, 0), 1); /* never self */
+	CHECK_EQ(pol_pick_stealee(d, 0, 0, 0), -1);
+	/* per CPU: the same weight on fewer CPUs is more load */
+	d[1].queued_wgt = 8668;
+	d[1].nr_cpus = 2;
+	CHECK_EQ(pol_pick_stealee(d, 4, 0, 0), 1);
+	/* nr_cpus 0 does not divide by zero */
+	d[3].nr_queued = 1;
+	d[3].queued_wgt = 1;
+	d[3].nr_cpus = 0;
+	CHECK(pol_pick_stealee(d, 4, 0, 0) >= 0);
+	/* n beyond the table bound is clamped */
+	CHECK(pol_pick_stealee(d, 4, 0, 0) == pol_pick_stealee(d, 4, 0, 0));
+}
+
+TEST(pick_stealee_ties_lower_index)
+{
+	struct pol_domain d[3] = {
+		{ .queued_wgt = 100, .nr_queued = 1, .nr_cpus = 1 },
+		{ .queued_wgt = 100, .nr_queued = 1, .nr_cpus = 1 },
+		{ .queued_wgt = 100, .nr_queued = 1, .nr_cpus = 1 },
+	};
+
+	CHECK_EQ(pol_pick_stealee(d, 3, 1, 0), 0);
+	CHECK_EQ(pol_pick_stealee(d, 3, 0, 0), 1);
+}
+
+HARNESS_MAIN("unit")

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Topology discovery against fake sysfs trees (src/loader/topo.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "harness.h"
+#include "loader/topo.h"
+
+static char root[256];
+
+static void put(const char *rel, const char *content)
+{
+	char path[512], dir[512], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (slash = dir + strlen(root) + 1; (slash = strchr(slash, '/')); slash++) {
+		*slash = 0;
+		mkdir(dir, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	if (f) {
+		fputs(content, f);
+		fclose(f);
+	}
+}
+
+static void fresh_root(void)
+{
+	char cmd[300];
+
+	if (root[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+		if (system(cmd)) {}
+	}
+	snprintf(root, sizeof(root), "/tmp/lavd-topo-XXXXXX");
+	if (!mkdtemp(root))
+		abort();
+}
+
+/* cpu with an L3 of the given id and SMT siblings list. */
+static void cpu(int n, int l3, const char *sibs, int node)
+{
+	char rel[128], val[64];
+
+	snprintf(rel, sizeof(rel), "cpu%d/cache/index0/level", n);
+	put(rel, "1\n");
+	snprintf(rel, sizeof(rel), "cpu%d/cache/index0/type", n);
+	put(rel, "Data\n");
+	snprintf(rel, sizeof(rel), "cpu%d/cache/index0/id", n);
+	snprintf(val, sizeof(val), "%d\n", n);
+	put(rel, val);
+	snprintf(rel, sizeof(rel), "cpu%d/cache/index1/level", n);
+	put(rel, "1\n");
+	snprintf(rel, sizeof(rel), "cpu%d/cache/index1/type", n);
+	put(rel, "Instruction\n");
+	snprintf(rel, sizeof(rel), "cpu%d/cache/index3/level", n);
+	put(rel, "3\n");
+	snprintf(rel, sizeof(rel), "cpu%d/cache/index3/type", n);
+	put(rel, "Unified\n");
+	snprintf(rel, sizeof(rel), "cpu%d/cache/index3/id", n);
+	snprintf(val, sizeof(val), "%d\n", l3);
+	put(rel, val);
+	snprintf(rel, sizeof(rel), "cpu%d/topology/thread_siblings_list", n);
+	snprintf(val, sizeof(val), "%s\n", sibs);
+	put(rel, val);
+	snprintf(rel, sizeof(rel), "cpu%d/node%d/x", n, node);
+	put(rel, "");
+}
+
+TEST(cpulist_parse)
+{
+	bool set[16] = { false };
+
+	CHECK_EQ(topo_parse_cpulist("0-3,5,7-8", set, 16), 7);
+	CHECK(set[0] && set[3] && !set[4] && set[5] && !set[6] && set[8]);
+	memset(set, 0, sizeof(set));
+	CHECK_EQ(topo_parse_cpulist("0", set, 16), 1);
+	CHECK_EQ(topo_parse_cpulist("", set, 16), 0);
+	CHECK(topo_parse_cpulist("3-1", set, 16) < 0);
+	CHECK(topo_parse_cpulist("0-99", set, 16) < 0);
+	CHECK(topo_parse_cpulist("a", set, 16) < 0);
+	CHECK(topo_parse_cpulist("1-", set, 16) < 0);
+	CHECK(topo_parse_cpulist("1x", set, 16) < 0);
+}
+
+TEST(two_llcs_smt)
+{
+	struct topo *t = calloc(1, sizeof(*t));
+	char err[256];
+
+	fresh_root();
+	put("online", "0-7\n");
+	for (int i = 0; i < 8; i++) {
+		char s[16];
+
+		snprintf(s, sizeof(s), "%d,%d", i % 4, i % 4 + 4);
+		cpu(i, i % 4 < 2 ? 0 : 1, s, i % 4 < 2 ? 0 : 1);
+	}
+	CHECK(topo_read(t, root, err, sizeof(err)) == 0);
+	CHECK_EQ(t->nr_cpu_ids, 8);
+	CHECK_EQ(t->nr_online, 8);
+	CHECK_EQ(t->nr_llcs, 2);
+	CHECK_EQ(t->nr_nodes, 2);
+	CHECK(t->smt);
+	CHECK_EQ(t->llc[0], t->llc[1]);
+	CHECK(t->llc[0] != t->llc[2]);
+	CHECK_EQ(t->llc[4], t->llc[0]);
+	CHECK_EQ(t->core_id[5], 1);
+	free(t);
+}
+
+TEST(offline_cpu_and_missing_cache)
+{
+	struct topo *t = calloc(1, sizeof(*t));
+	char err[256];
+
+	fresh_root();
+	put("online", "0-1,3\n");
+	cpu(0, 0, "0", 0);
+	cpu(1, 0, "1", 0);
+	mkdir(strcat(strcpy(err, root), "/cpu2"), 0755); /* offline: no files */
+	put("cpu3/topology/thread_siblings_list", "3\n"); /* no cache dir */
+	CHECK(topo_read(t, root, err, sizeof(err)) == 0);
+	CHECK_EQ(t->nr_cpu_ids, 4);
+	CHECK_EQ(t->nr_online, 3);
+	CHECK(!t->online[2]);
+	CHECK_EQ(t->llc[2], -1);
+	CHECK(!t->smt);
+	CHECK(t->llc[3] >= 0);
+	free(t);
+}
+
+TEST(bad_trees_are_errors)
+{
+	struct topo *t = calloc(1, sizeof(*t));
+	char err[256];
+
+	fresh_root();
+	CHECK(topo_read(t, "/nonexistent/lavd", err, sizeof(err)) < 0);
+	CHECK(strstr(err, "cannot read"));
+	CHECK(topo_read(t, root, err, sizeof(err)) < 0); /* no CPUs */
+	cpu(0, 0, "0", 0);
+	CHECK(topo_read(t, root, err, sizeof(err)) < 0); /* no online file */
+	put("online", "garbage\n");
+	CHECK(topo_read(t, root, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "malformed"));
+	put("online", "0-5\n"); /* lists CPUs that do not exist */
+	CHECK(topo_read(t, root, err, sizeof(err)) < 0);
+	put("online", "0\n");
+	put("cpu0/topology/thread_siblings_list", "1\n"); /* not in its own list */
+	cpu(1, 0, "1", 0);
+	CHECK(topo_read(t, root, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "sibling"));
+	put("cpu0/topology/thread_siblings_list", "0\n");
+	CHECK(topo_read(t, root, err, sizeof(err)) == 0);
+	put("cpu4096/x", "");
+	CHECK(topo_read(t, root, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "beyond"));
+	free(t);
+}
+
+TEST(this_machine)
+{
+	struct topo *t = calloc(1, sizeof(*t));
+	char err[256];
+
+	CHECK(topo_read(t, "/sys/devices/system/cpu", err, sizeof(err)) == 0);
+	CHECK(t->nr_online >= 1 && t->nr_llcs >= 1 && t->nr_online <= t->nr_cpu_ids);
+	free(t);
+}
+
+HARNESS_MAIN("topo")
