@@ -23,7 +23,7 @@ LOADER_SRCS := src/loader/main.c src/loader/opts.c src/loader/topo.c
 LOADER_HDRS := $(wildcard src/loader/*.h) src/common/intf.h $(POLICY_HDRS)
 
 .PHONY: all setup run test test-unit test-bpf test-diff test-vm test-loader clean
-all: $(O)/scx_lavd
+all: $(O)/scx_lavd $(O)/vm-bin/wakechain
 
 setup:
 	@tools/setup.sh
@@ -45,6 +45,11 @@ $(O)/lavd.skel.h: $(O)/lavd.bpf.o
 
 $(O)/scx_lavd: $(LOADER_SRCS) $(LOADER_HDRS) $(O)/lavd.skel.h
 	$(CC) $(CFLAGS_COMMON) -static -o $@ $(LOADER_SRCS) -lbpf -lelf -lz -lzstd
+
+# Workload programs copied into the VM (static: the initramfs has no libc).
+$(O)/vm-bin/wakechain: tools/bench/wakechain.c
+	@mkdir -p $(O)/vm-bin
+	$(CC) -O2 -Wall -Wextra -Werror -static -pthread -o $@ $<
 
 include tests/tests.mk
 

@@ -101,4 +101,8 @@ fi
 # QEMU >= 10 for the VM harness: fetch-qemu installs qemu-system-x86 from
 # bookworm-backports if needed (and is quiet when it is already there).
 "$(dirname "${BASH_SOURCE[0]}")/vm/fetch-qemu" >/dev/null
+# Both sched_ext kernels into the cache (the BPF build needs 7.3's BTF).
+for k in 7.3 7.2; do
+	"$(dirname "${BASH_SOURCE[0]}")/vm/fetch-kernel" "$k" >/dev/null
+done
 exit 0

@@ -37,6 +37,7 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	struct task_ctx *tc = get_task_ctx(p);
 	u64 slice = READ_ONCE(sys.slice_ns);
+	struct pol_domain *d;
 	bool is_idle = false;
 	s32 cpu, llc;
 
@@ -70,9 +71,10 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 	llc = cpu_to_llc(cpu);
 	tc->queued_llc = llc;
 	tc->queued_wgt = pol_max(p->scx.weight, 1);
-	if (llc >= 0 && llc < LAVD_MAX_LLCS) {
-		__sync_fetch_and_add(&llc_doms[llc].queued_wgt, tc->queued_wgt);
-		__sync_fetch_and_add(&llc_doms[llc].nr_queued, 1);
+	d = llc_dom(llc);
+	if (d) {
+		__sync_fetch_and_add(&d->queued_wgt, tc->queued_wgt);
+		__sync_fetch_and_add(&d->nr_queued, 1);
 	}
 	scx_bpf_dsq_insert_vtime(p, LLC_DSQ(llc), slice, tc->vdeadline, enq_flags);
 	kick_idle_in_llc(p, llc);

@@ -87,7 +87,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(lavd_init)
 		if (m)
 			bpf_cpumask_release(m);
 
-		if (!cpu_known[cpu])
+		if (!cpu_is_known(cpu))
 			continue;
 		llc = cpu_to_llc(cpu);
 		bpf_rcu_read_lock();
@@ -95,8 +95,8 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(lavd_init)
 		if (lm)
 			bpf_cpumask_set_cpu(cpu, lm);
 		bpf_rcu_read_unlock();
-		if (llc >= 0 && llc < LAVD_MAX_LLCS)
-			llc_doms[llc].nr_cpus++;
+		if (llc_dom(llc))
+			llc_dom(llc)->nr_cpus++;
 	}
 
 	return start_stat_timer();

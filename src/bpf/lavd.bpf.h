@@ -106,21 +106,49 @@ static __always_inline struct task_ctx *get_task_ctx(struct task_struct *p)
 	return bpf_task_storage_get(&task_ctx_stor, p, 0, 0);
 }
 
+/*
+ * Array indexes are masked after the range check: clang may do the check
+ * on a copy of the index the verifier cannot relate to the register used
+ * for the access, while a mask with a power of two always bounds it.
+ */
+_Static_assert((LAVD_MAX_CPUS & (LAVD_MAX_CPUS - 1)) == 0, "mask needs a power of two");
+_Static_assert((LAVD_MAX_LLCS & (LAVD_MAX_LLCS - 1)) == 0, "mask needs a power of two");
+static __always_inline u32 mask_idx(u32 v, u32 mask)
+{
+	/* Opaque to the compiler, so it cannot drop the mask as redundant. */
+	asm volatile("" : "+r"(v));
+	return v & mask;
+}
+#define CPU_IDX(cpu)	mask_idx((u32)(cpu), LAVD_MAX_CPUS - 1)
+#define LLC_IDX(llc)	mask_idx((u32)(llc), LAVD_MAX_LLCS - 1)
+
 static __always_inline struct cpu_ctx *get_cpu_ctx(s32 cpu)
 {
-	if (cpu < 0 || cpu >= LAVD_MAX_CPUS)
+	if ((u32)cpu >= LAVD_MAX_CPUS)
 		return NULL;
-	return &cpu_ctxs[cpu];
+	return &cpu_ctxs[CPU_IDX(cpu)];
 }
 
 static __always_inline s32 cpu_to_llc(s32 cpu)
 {
 	u32 llc;
 
-	if (cpu < 0 || cpu >= LAVD_MAX_CPUS)
+	if ((u32)cpu >= LAVD_MAX_CPUS)
 		return 0;
-	llc = cpu_llc[cpu];
+	llc = cpu_llc[CPU_IDX(cpu)];
 	return llc < nr_llcs && llc < LAVD_MAX_LLCS ? llc : 0;
+}
+
+static __always_inline bool cpu_is_known(s32 cpu)
+{
+	return (u32)cpu < LAVD_MAX_CPUS && cpu_known[CPU_IDX(cpu)];
+}
+
+static __always_inline struct pol_domain *llc_dom(s32 llc)
+{
+	if ((u32)llc >= LAVD_MAX_LLCS)
+		return NULL;
+	return &llc_doms[LLC_IDX(llc)];
 }
 
 static __always_inline struct bpf_cpumask *llc_mask(s32 llc)

@@ -8,17 +8,29 @@
  * publishes a snapshot for the loader.
  */
 
+/*
+ * The timer's work is split into global (non-static, noinline) functions:
+ * the verifier checks each once, from a clean state, instead of carrying
+ * every path out of the CPU loop into the averaging code after it.
+ */
+
+/* Scratch of one round, shared by the functions below. */
+static struct pol_sys_sample cur_sample;
+static struct lavd_stats cur_tot;
+static bool cur_can_boost;
+static u64 cur_now;
+
 /* A long runner got a boosted slice; under load cut it back to the system slice. */
-static __always_inline void revoke_boost(s32 cpu, struct cpu_ctx *cc, bool can_boost,
-					 bool llc_waiting, u64 now)
+__noinline int lavd_revoke_boost(s32 cpu, int llc_waiting)
 {
+	struct cpu_ctx *cc = get_cpu_ctx(cpu);
 	struct task_struct *curr;
 	u64 left;
 
-	if (!cc->running_boosted || (can_boost && !llc_waiting))
-		return;
+	if (!cc || !cc->running_boosted || (cur_can_boost && !llc_waiting))
+		return 0;
 	cc->running_boosted = 0;
-	left = pol_slice_revoke(pol_sub_sat(now, cc->running_at_ns), READ_ONCE(sys.slice_ns));
+	left = pol_slice_revoke(pol_sub_sat(cur_now, cc->running_at_ns), READ_ONCE(sys.slice_ns));
 	if (!left) {
 		/* Already past a regular slice: switch now. */
 		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
@@ -30,33 +42,15 @@ static __always_inline void revoke_boost(s32 cpu, struct cpu_ctx *cc, bool can_b
 		bpf_rcu_read_unlock();
 	}
 	cc->tot_revoke++;
+	return 1;
 }
 
-static void update_sys_stat(void)
+/* Collect and reset the per-CPU interval counters into cur_sample. */
+__noinline int lavd_collect_cpus(void)
 {
-	struct pol_sys_sample x = {};
-	struct pol_cfg cfg = lavd_cfg();
-	u64 now = lavd_now(), max_wait = 0, cur_max_wait = 0;
-	u64 tot_sched = 0, tot_lat_cri = 0, tot_preempt = 0, tot_steal = 0, tot_direct = 0,
-	    tot_revoke = 0;
-	bool can_boost;
-	s32 cpu, i;
-
-	x.interval_ns = last_timer_ns ? pol_sub_sat(now, last_timer_ns) : POL_SYS_STAT_INTERVAL_NS;
-	last_timer_ns = now;
-	x.nr_cpus = nr_cpus_onln;
-	x.nr_active = nr_cpus_onln;
-
-	bpf_for(i, 0, LAVD_MAX_LLCS) {
-		s32 n;
-
-		if (i >= nr_llcs)
-			break;
-		n = scx_bpf_dsq_nr_queued(LLC_DSQ(i));
-		if (n > 0)
-			x.nr_queued += n;
-	}
-	can_boost = pol_can_boost_slice(&sys, &cfg);
+	struct pol_sys_sample *x = &cur_sample;
+	struct lavd_stats *t = &cur_tot;
+	s32 cpu;
 
 	bpf_for(cpu, 0, LAVD_MAX_CPUS) {
 		struct cpu_ctx *cc;
@@ -65,56 +59,58 @@ static void update_sys_stat(void)
 		if (cpu >= nr_cpu_ids_cfg)
 			break;
 		cc = get_cpu_ctx(cpu);
-		if (!cc || !cpu_known[cpu])
+		if (!cc || !cpu_is_known(cpu))
 			continue;
 		n = scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu);
 		if (n > 0)
-			x.nr_queued += n;
+			x->nr_queued += n;
 
-		x.busy_ns += cc->busy_ns;
-		x.nr_sched += cc->nr_sched;
-		x.sum_lat_cri += cc->sum_lat_cri;
-		x.sum_svc_wgt_ns += cc->sum_svc_wgt_ns;
-		if (cc->max_lat_cri > x.max_lat_cri)
-			x.max_lat_cri = cc->max_lat_cri;
+		x->busy_ns += cc->busy_ns;
+		x->nr_sched += cc->nr_sched;
+		x->sum_lat_cri += cc->sum_lat_cri;
+		x->sum_svc_wgt_ns += cc->sum_svc_wgt_ns;
+		x->max_lat_cri = pol_max(x->max_lat_cri, cc->max_lat_cri);
 		cc->busy_ns = 0;
 		cc->nr_sched = 0;
 		cc->sum_lat_cri = 0;
 		cc->max_lat_cri = 0;
 		cc->sum_svc_wgt_ns = 0;
 
-		if (cc->cur_max_wait_ns > cc->max_wait_ns)
-			cc->max_wait_ns = cc->cur_max_wait_ns;
-		if (cc->max_wait_ns > max_wait)
-			max_wait = cc->max_wait_ns;
-		if (cc->cur_max_wait_ns > cur_max_wait)
-			cur_max_wait = cc->cur_max_wait_ns;
+		cc->max_wait_ns = pol_max(cc->max_wait_ns, cc->cur_max_wait_ns);
+		t->max_wait_ns = pol_max(t->max_wait_ns, cc->max_wait_ns);
+		t->cur_max_wait_ns = pol_max(t->cur_max_wait_ns, cc->cur_max_wait_ns);
 		cc->cur_max_wait_ns = 0;
 
-		tot_sched += cc->tot_sched;
-		tot_lat_cri += cc->tot_lat_cri;
-		tot_preempt += cc->tot_preempt;
-		tot_steal += cc->tot_xllc_steal;
-		tot_direct += cc->tot_direct;
-		tot_revoke += cc->tot_revoke;
+		t->nr_sched += cc->tot_sched;
+		t->nr_sched_lat_cri += cc->tot_lat_cri;
+		t->nr_preempt += cc->tot_preempt;
+		t->nr_xllc_steal += cc->tot_xllc_steal;
+		t->nr_direct += cc->tot_direct;
+		t->nr_revoke += cc->tot_revoke;
 
-		revoke_boost(cpu, cc, can_boost,
-			     scx_bpf_dsq_nr_queued(LLC_DSQ(cpu_to_llc(cpu))) > 0, now);
+		lavd_revoke_boost(cpu, scx_bpf_dsq_nr_queued(LLC_DSQ(cpu_to_llc(cpu))) > 0);
 	}
+	return 0;
+}
 
-	pol_sys_update(&sys, &x, &cfg);
+/* Fold the round into the policy averages and publish the snapshot. */
+__noinline int lavd_fold_stats(void)
+{
+	struct pol_cfg cfg = lavd_cfg();
+	struct lavd_stats *t = &cur_tot;
+
+	pol_sys_update(&sys, &cur_sample, &cfg);
 
 	stats.seq++;
-	stats.nr_sched = tot_sched;
-	stats.nr_sched_lat_cri = tot_lat_cri;
-	stats.nr_preempt = tot_preempt;
-	stats.nr_xllc_steal = tot_steal;
-	stats.nr_direct = tot_direct;
-	stats.nr_revoke = tot_revoke;
-	stats.max_wait_ns = max_wait;
+	stats.nr_sched = t->nr_sched;
+	stats.nr_sched_lat_cri = t->nr_sched_lat_cri;
+	stats.nr_preempt = t->nr_preempt;
+	stats.nr_xllc_steal = t->nr_xllc_steal;
+	stats.nr_direct = t->nr_direct;
+	stats.nr_revoke = t->nr_revoke;
+	stats.max_wait_ns = t->max_wait_ns;
 	/* The loader reads and resets this once per report: keep the max. */
-	if (cur_max_wait > stats.cur_max_wait_ns)
-		stats.cur_max_wait_ns = cur_max_wait;
+	stats.cur_max_wait_ns = pol_max(stats.cur_max_wait_ns, t->cur_max_wait_ns);
 	stats.slice_ns = sys.slice_ns;
 	stats.avg_lat_cri = sys.avg_lat_cri;
 	stats.max_lat_cri = sys.max_lat_cri;
@@ -124,6 +120,36 @@ static void update_sys_stat(void)
 	stats.nr_active = sys.nr_active;
 	stats.logical_clk = READ_ONCE(logical_clk);
 	stats.nr_tasks = nr_tasks;
+	return 0;
+}
+
+static void update_sys_stat(void)
+{
+	struct pol_cfg cfg = lavd_cfg();
+	u64 now = lavd_now();
+	s32 i;
+
+	__builtin_memset(&cur_sample, 0, sizeof(cur_sample));
+	__builtin_memset(&cur_tot, 0, sizeof(cur_tot));
+	cur_now = now;
+	cur_sample.interval_ns = last_timer_ns ? pol_sub_sat(now, last_timer_ns) :
+						 POL_SYS_STAT_INTERVAL_NS;
+	last_timer_ns = now;
+	cur_sample.nr_cpus = nr_cpus_onln;
+	cur_sample.nr_active = nr_cpus_onln;
+	cur_can_boost = pol_can_boost_slice(&sys, &cfg);
+
+	bpf_for(i, 0, LAVD_MAX_LLCS) {
+		s32 n;
+
+		if (i >= nr_llcs)
+			break;
+		n = scx_bpf_dsq_nr_queued(LLC_DSQ(i));
+		if (n > 0)
+			cur_sample.nr_queued += n;
+	}
+	lavd_collect_cpus();
+	lavd_fold_stats();
 }
 
 static int stat_timer_cb(void *map, int *key, struct bpf_timer *timer)

@@ -89,13 +89,14 @@ static __always_inline void task_account(struct task_struct *p, struct task_ctx 
 /* Stop counting a task in its LLC's queued load (it runs or left the queue). */
 static __always_inline void unaccount_queued(struct task_ctx *tc)
 {
-	s32 llc = tc->queued_llc;
+	struct pol_domain *d;
 
 	if (!tc->queued_wgt)
 		return;
-	if (llc >= 0 && llc < LAVD_MAX_LLCS) {
-		__sync_fetch_and_sub(&llc_doms[llc].queued_wgt, tc->queued_wgt);
-		__sync_fetch_and_sub(&llc_doms[llc].nr_queued, 1);
+	d = llc_dom(tc->queued_llc);
+	if (d) {
+		__sync_fetch_and_sub(&d->queued_wgt, tc->queued_wgt);
+		__sync_fetch_and_sub(&d->nr_queued, 1);
 	}
 	tc->queued_wgt = 0;
 }

@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sched_lavd.c - LAVD in the simulator: the callbacks of src/bpf/ (task.bpf.c,
+ * idle.bpf.c, dsq.bpf.c, sys_stat.bpf.c) written against the simulated
+ * sched_ext core, calling src/policy/ unchanged. Function names follow the
+ * BPF ones so the two can be read side by side; what the kernel provides
+ * (kfuncs, cpumasks, DSQs) is the engine.
+ */
+#include "sim.h"
+
+struct lavd_cpu {
+	u64 busy_ns, nr_sched, sum_lat_cri, max_lat_cri, sum_svc_wgt_ns;
+	u64 running_at_ns, running_slice_ns;
+	u32 running_lat_cri;
+	u8 running_boosted;
+	u64 cur_max_wait_ns, max_wait_ns;
+	u64 tot_sched, tot_lat_cri, tot_direct, tot_xllc_steal, tot_revoke;
+};
+
+struct lavd {
+	struct pol_cfg cfg;
+	struct pol_sys sys;
+	u64 logical_clk;
+	u64 last_timer_ns;
+	int nr_llcs;
+	struct pol_domain llc_doms[POL_MAX_DOMAINS];
+	struct dsq llc_dsq[SIM_MAX_LLCS];
+	struct lavd_cpu cc[SIM_MAX_CPUS];
+};
+
+#define L(s) ((struct lavd *)(s)->priv)
+
+static s32 cpu_to_llc(struct sim *s, s32 cpu)
+{
+	return s->topo->cpu[cpu].llc;
+}
+
+static bool is_pinned(const struct task *p)
+{
+	return p->pinned >= 0;
+}
+
+/* ---- task.bpf.c ---- */
+
+static u32 task_static_ctx(struct sim *s, const struct task *p)
+{
+	u32 c = 0;
+
+	(void)s;
+	if (p->kthread)
+		c |= POL_CTX_KTHREAD;
+	if (is_pinned(p))
+		c |= POL_CTX_PINNED;
+	return c;
+}
+
+static void task_update_deadline(struct sim *s, struct task *p)
+{
+	struct lavd *l = L(s);
+	u64 weight = p->weight;
+	struct pol_greed g;
+	u64 delta, window;
+	u32 lc;
+
+	lc = pol_lat_cri(&p->l.st, weight, p->l.ctx | task_static_ctx(s, p));
+	p->l.ctx &= ~(POL_CTX_HARDIRQ_WAKER | POL_CTX_SOFTIRQ_WAKER | POL_CTX_RT_WAKER |
+		      POL_CTX_LOCK_BOOST);
+	g = pol_greedy_penalty(&p->l.st, l->sys.avg_svc_wgt_ns, weight);
+	delta = pol_deadline_delta(p->l.st.acc_runtime_ns, g.penalty, lc, l->cfg.slice_max_ns);
+	window = pol_compete_window(l->sys.nr_active, l->sys.nr_queued);
+	p->l.vdeadline = pol_vdeadline(l->logical_clk, delta, window);
+}
+
+static void advance_logical_clk(struct sim *s, u64 vdeadline)
+{
+	struct lavd *l = L(s);
+
+	l->logical_clk = pol_clock_advance(l->logical_clk, vdeadline, l->sys.nr_queued);
+}
+
+static void task_account(struct sim *s, struct task *p, struct lavd_cpu *cc, s32 cpu)
+{
+	u64 exec = p->sum_exec;
+	u64 ran = pol_sub_sat(exec, p->l.exec_at_account);
+	u64 invr;
+
+	p->l.exec_at_account = exec;
+	if (!ran)
+		return;
+	invr = pol_wall_to_invr(ran, s->topo->cpu[cpu].cap, POL_SCALE);
+	pol_task_account(&p->l.st, ran, invr, p->weight);
+	if (cc)
+		cc->busy_ns += ran;
+}
+
+static void unaccount_queued(struct sim *s, struct task *p)
+{
+	struct pol_domain *d;
+
+	if (!p->l.queued_wgt)
+		return;
+	d = &L(s)->llc_doms[p->l.queued_llc];
+	d->queued_wgt -= p->l.queued_wgt;
+	d->nr_queued -= 1;
+	p->l.queued_wgt = 0;
+}
+
+static void lavd_runnable(struct sim *s, struct task *p, struct task *waker, u64 enq_flags)
+{
+	pol_task_on_runnable(&p->l.st);
+	p->l.wait_since_ns = s->now;
+	if (!(enq_flags & SCX_ENQ_WAKEUP))
+		return;
+	if (!waker) {		/* timer or device interrupt */
+		p->l.ctx |= POL_CTX_HARDIRQ_WAKER;
+		return;
+	}
+	if (waker->family != p->family || waker->kthread != p->kthread)
+		return;
+	pol_task_on_wake(&waker->l.st, &p->l.st, s->now);
+}
+
+static void lavd_running(struct sim *s, struct task *p)
+{
+	struct lavd *l = L(s);
+	s32 cpu = p->cpu;
+	struct lavd_cpu *cc = &l->cc[cpu];
+	struct pol_slice sl;
+	u64 now = s->now, wait;
+
+	unaccount_queued(s, p);
+	wait = pol_sub_sat(now, p->l.wait_since_ns);
+	if (p->l.wait_since_ns && wait > cc->cur_max_wait_ns)
+		cc->cur_max_wait_ns = wait;
+	p->l.wait_since_ns = 0;
+
+	pol_task_on_running(&p->l.st, now);
+	p->l.exec_at_account = p->sum_exec;
+	p->l.ctx &= ~(POL_CTX_WAKEUP | POL_CTX_SYNC_WAKEUP);
+	advance_logical_clk(s, p->l.vdeadline);
+
+	sl = pol_task_slice(&l->sys, &l->cfg, p->l.st.avg_runtime_ns, p->l.st.lat_cri);
+	if (s->check) {
+		if (sl.boosted) {
+			if (sl.slice_ns < l->cfg.slice_min_ns || sl.slice_ns > POL_SLICE_BOOST_MAX_NS)
+				sim_fail(s, "boosted slice %llu out of [%llu, %llu]",
+					 (unsigned long long)sl.slice_ns,
+					 (unsigned long long)l->cfg.slice_min_ns,
+					 (unsigned long long)POL_SLICE_BOOST_MAX_NS);
+		} else if (sl.slice_ns < l->cfg.slice_min_ns || sl.slice_ns > l->cfg.slice_max_ns) {
+			sim_fail(s, "slice %llu out of [%llu, %llu]", (unsigned long long)sl.slice_ns,
+				 (unsigned long long)l->cfg.slice_min_ns,
+				 (unsigned long long)l->cfg.slice_max_ns);
+		}
+	}
+	p->scx_slice = sl.slice_ns;	/* lavd_set_slice() */
+	p->l.slice_boosted = sl.boosted;
+	if (sl.boosted)
+		s->st.lavd_boosted++;
+
+	cc->running_at_ns = now;
+	cc->running_slice_ns = sl.slice_ns;
+	cc->running_lat_cri = p->l.st.lat_cri;
+	cc->running_boosted = sl.boosted;
+	cc->nr_sched++;
+	cc->tot_sched++;
+	cc->sum_lat_cri += p->l.st.lat_cri;
+	if (p->l.st.lat_cri > cc->max_lat_cri)
+		cc->max_lat_cri = p->l.st.lat_cri;
+	if (p->l.st.lat_cri >= l->sys.avg_lat_cri)
+		cc->tot_lat_cri++;
+	cc->sum_svc_wgt_ns += p->l.st.svc_wgt_ns;
+}
+
+static void lavd_stopping(struct sim *s, struct task *p, bool runnable)
+{
+	struct lavd_cpu *cc = &L(s)->cc[p->cpu];
+
+	task_account(s, p, cc, p->cpu);
+	pol_task_on_stopping(&p->l.st);
+	cc->running_boosted = 0;
+	if (runnable)
+		p->l.wait_since_ns = s->now;
+}
+
+static void lavd_quiescent(struct sim *s, struct task *p, bool sleep)
+{
+	pol_task_on_quiescent(&p->l.st, s->now, sleep);
+	p->l.wait_since_ns = 0;
+}
+
+/* init_task + enable */
+static void lavd_task_new(struct sim *s, struct task *p, struct task *parent)
+{
+	struct lavd *l = L(s);
+
+	pol_task_init(&p->l.st, parent ? &parent->l.st : NULL, s->now, l->sys.slice_ns,
+		      l->sys.avg_svc_wgt_ns);
+	p->l.vdeadline = l->logical_clk;
+	p->l.wait_since_ns = 0;
+	p->l.exec_at_account = p->sum_exec;
+	p->l.ctx = 0;
+	p->l.queued_wgt = 0;
+	p->l.queued_llc = -1;
+	p->l.slice_boosted = 0;
+	p->l.st.svc_wgt_ns = l->sys.avg_svc_wgt_ns;	/* lavd_enable */
+}
+
+static void lavd_task_dead(struct sim *s, struct task *p)
+{
+	unaccount_queued(s, p);	/* lavd_exit_task */
+}
+
+/* ---- idle.bpf.c ---- */
+
+static s32 pick_idle_cpu(struct sim *s, struct task *p, s32 prev_cpu, bool *is_idle)
+{
+	struct cpumask tmp;
+	const struct cpumask *allowed;
+	s32 cpu;
+	int smt_on = s->topo->smt;
+
+	*is_idle = false;
+	if (is_pinned(p)) {
+		*is_idle = sim_claim_idle(s, prev_cpu);
+		return prev_cpu;
+	}
+	if (smt_on && sim_core_idle(s, prev_cpu) && sim_claim_idle(s, prev_cpu)) {
+		*is_idle = true;
+		return prev_cpu;
+	}
+	allowed = &s->topo->all;	/* unpinned tasks may run anywhere */
+	tmp = s->topo->llc_mask[cpu_to_llc(s, prev_cpu)];
+	if (smt_on) {
+		cpu = sim_pick_idle(s, &tmp, 1);
+		if (cpu >= 0) {
+			*is_idle = true;
+			return cpu;
+		}
+	}
+	if (sim_claim_idle(s, prev_cpu)) {
+		*is_idle = true;
+		return prev_cpu;
+	}
+	cpu = sim_pick_idle(s, &tmp, 0);
+	if (cpu >= 0) {
+		*is_idle = true;
+		return cpu;
+	}
+	if (smt_on) {
+		cpu = sim_pick_idle(s, allowed, 1);
+		if (cpu >= 0) {
+			*is_idle = true;
+			return cpu;
+		}
+	}
+	cpu = sim_pick_idle(s, allowed, 0);
+	if (cpu >= 0) {
+		*is_idle = true;
+		return cpu;
+	}
+	return prev_cpu;
+}
+
+static s32 allowed_cpu(struct sim *s, struct task *p, s32 prev_cpu)
+{
+	(void)s;
+	if (is_pinned(p))
+		return p->pinned;
+	return prev_cpu;
+}
+
+static void kick_idle_in_llc(struct sim *s, s32 llc)
+{
+	s32 cpu = mask_first_and(&s->topo->llc_mask[llc], &s->idle);
+
+	if (cpu >= 0)
+		sim_kick(s, cpu, 0);	/* SCX_KICK_IDLE: does not claim */
+}
+
+/* ---- dsq.bpf.c ---- */
+
+static s32 lavd_select_cpu(struct sim *s, struct task *p, s32 prev_cpu, int wake_flags)
+{
+	struct lavd *l = L(s);
+	bool is_idle = false;
+	s32 cpu;
+
+	p->l.ctx |= POL_CTX_WAKEUP;
+	if ((wake_flags & WAKE_SYNC) && !(l->cfg.flags & POL_CFG_NO_WAKE_SYNC))
+		p->l.ctx |= POL_CTX_SYNC_WAKEUP;
+
+	cpu = pick_idle_cpu(s, p, allowed_cpu(s, p, prev_cpu), &is_idle);
+	if (is_idle) {
+		task_update_deadline(s, p);
+		p->scx_slice = l->sys.slice_ns;
+		sim_local_push(s, cpu, p);
+		l->cc[cpu].tot_direct++;
+		s->st.lavd_direct++;
+	}
+	return cpu;
+}
+
+static void lavd_enqueue(struct sim *s, struct task *p, u64 enq_flags)
+{
+	struct lavd *l = L(s);
+	u64 slice = l->sys.slice_ns;
+	struct pol_domain *d;
+	bool is_idle = false;
+	s32 cpu, llc;
+
+	if (enq_flags & SCX_ENQ_WAKEUP)
+		p->l.ctx |= POL_CTX_WAKEUP;
+	task_update_deadline(s, p);
+
+	cpu = allowed_cpu(s, p, p->cpu);
+	if (!(enq_flags & SCX_ENQ_CPU_SELECTED))
+		cpu = pick_idle_cpu(s, p, cpu, &is_idle);
+
+	p->scx_slice = slice;
+	if (is_pinned(p) || is_idle) {
+		sim_local_push(s, cpu, p);	/* kicks the CPU if it is idle */
+		return;
+	}
+	llc = cpu_to_llc(s, cpu);
+	p->l.queued_llc = llc;
+	p->l.queued_wgt = (u32)pol_max(p->weight, 1);
+	d = &l->llc_doms[llc];
+	d->queued_wgt += p->l.queued_wgt;
+	d->nr_queued += 1;
+	p->cpu = cpu;
+	dsq_insert(s, &l->llc_dsq[llc], p, p->l.vdeadline);
+	kick_idle_in_llc(s, llc);
+}
+
+/* scx_bpf_dsq_move_to_local */
+static bool lavd_move_to_local(struct sim *s, s32 cpu, int llc)
+{
+	struct task *p = dsq_pop(s, &L(s)->llc_dsq[llc]);
+
+	if (!p)
+		return false;
+	sim_local_push(s, cpu, p);
+	return true;
+}
+
+static void lavd_dispatch(struct sim *s, s32 cpu, struct task *prev)
+{
+	struct lavd *l = L(s);
+	s32 self = cpu_to_llc(s, cpu), victim;
+	u64 tried = 0;
+	int i;
+
+	(void)prev;
+	if (lavd_move_to_local(s, cpu, self))
+		return;
+	if (l->nr_llcs <= 1)
+		return;
+	for (i = 0; i < l->nr_llcs; i++) {
+		victim = pol_pick_stealee(l->llc_doms, (u32)l->nr_llcs, (u32)self, tried);
+		if (victim < 0 || victim >= SIM_MAX_LLCS)
+			break;
+		if (lavd_move_to_local(s, cpu, victim)) {
+			l->cc[cpu].tot_xllc_steal++;
+			s->st.lavd_steal++;
+			return;
+		}
+		tried |= 1ULL << victim;
+	}
+	for (i = 0; i < l->nr_llcs; i++) {
+		if (i == self || !l->llc_dsq[i].n)
+			continue;
+		if (lavd_move_to_local(s, cpu, i)) {
+			l->cc[cpu].tot_xllc_steal++;
+			s->st.lavd_steal++;
+			return;
+		}
+	}
+}
+
+/* ---- sys_stat.bpf.c ---- */
+
+static void lavd_revoke_boost(struct sim *s, s32 cpu, int llc_waiting, bool can_boost)
+{
+	struct lavd *l = L(s);
+	struct lavd_cpu *cc = &l->cc[cpu];
+	u64 left;
+
+	if (!cc->running_boosted || (can_boost && !llc_waiting))
+		return;
+	cc->running_boosted = 0;
+	left = pol_slice_revoke(pol_sub_sat(s->now, cc->running_at_ns), l->sys.slice_ns);
+	if (!left)
+		sim_kick(s, cpu, 1);	/* SCX_KICK_PREEMPT */
+	else if (s->cpu[cpu].curr)
+		sim_set_slice(s, cpu, left);
+	cc->tot_revoke++;
+	s->st.lavd_revoke++;
+}
+
+static void lavd_timer(struct sim *s)
+{
+	struct lavd *l = L(s);
+	struct pol_sys_sample x;
+	bool can_boost;
+	s32 i, cpu;
+
+	/* ops.tick of every running task since the last round */
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		struct task *p = s->cpu[cpu].curr;
+
+		if (p) {
+			sim_update_curr(s, cpu);
+			task_account(s, p, &l->cc[cpu], cpu);
+		}
+	}
+
+	memset(&x, 0, sizeof(x));
+	x.interval_ns = l->last_timer_ns ? pol_sub_sat(s->now, l->last_timer_ns) :
+					   POL_SYS_STAT_INTERVAL_NS;
+	l->last_timer_ns = s->now;
+	x.nr_cpus = (u64)s->nr_cpus;
+	x.nr_active = (u64)s->nr_cpus;
+	can_boost = pol_can_boost_slice(&l->sys, &l->cfg);
+	for (i = 0; i < l->nr_llcs; i++)
+		x.nr_queued += (u64)l->llc_dsq[i].n;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		struct lavd_cpu *cc = &l->cc[cpu];
+
+		x.nr_queued += (u64)s->cpu[cpu].local_n;
+		x.busy_ns += cc->busy_ns;
+		x.nr_sched += cc->nr_sched;
+		x.sum_lat_cri += cc->sum_lat_cri;
+		x.sum_svc_wgt_ns += cc->sum_svc_wgt_ns;
+		x.max_lat_cri = pol_max(x.max_lat_cri, cc->max_lat_cri);
+		cc->busy_ns = 0;
+		cc->nr_sched = 0;
+		cc->sum_lat_cri = 0;
+		cc->max_lat_cri = 0;
+		cc->sum_svc_wgt_ns = 0;
+		cc->max_wait_ns = pol_max(cc->max_wait_ns, cc->cur_max_wait_ns);
+		cc->cur_max_wait_ns = 0;
+		lavd_revoke_boost(s, cpu, l->llc_dsq[cpu_to_llc(s, cpu)].n > 0, can_boost);
+	}
+	pol_sys_update(&l->sys, &x, &l->cfg);
+	if (s->st.nr_tl)
+		s->st.tl[s->st.nr_tl - 1].slice = l->sys.slice_ns;
+}
+
+static void lavd_init(struct sim *s)
+{
+	struct lavd *l = calloc(1, sizeof(*l));
+	int cpu, i;
+
+	if (!l)
+		abort();
+	s->priv = l;
+	pol_cfg_default(&l->cfg);
+	pol_sys_init(&l->sys, &l->cfg, (u64)s->nr_cpus);
+	l->logical_clk = POL_DL_COMPETE_WINDOW_NS;
+	l->nr_llcs = s->topo->nr_llcs;
+	for (i = 0; i < l->nr_llcs; i++)
+		l->llc_dsq[i].id = i;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		l->llc_doms[cpu_to_llc(s, cpu)].nr_cpus++;
+}
+
+static void lavd_check(struct sim *s)
+{
+	struct lavd *l = L(s);
+	int i;
+
+	for (i = 0; i < l->nr_llcs; i++)
+		if (l->llc_doms[i].nr_queued != (u64)l->llc_dsq[i].n)
+			sim_fail(s, "LLC %d: load counts %llu queued, DSQ holds %d", i,
+				 (unsigned long long)l->llc_doms[i].nr_queued, l->llc_dsq[i].n);
+}
+
+static const struct scx_ops lavd_ops = {
+	.select_cpu = lavd_select_cpu,
+	.enqueue = lavd_enqueue,
+	.dispatch = lavd_dispatch,
+	.runnable = lavd_runnable,
+	.running = lavd_running,
+	.stopping = lavd_stopping,
+	.quiescent = lavd_quiescent,
+};
+
+static void cls_wake(struct sim *s, struct task *t, struct task *waker, int flags)
+{
+	scx_wake(s, &lavd_ops, t, waker, flags);
+}
+
+static void cls_block(struct sim *s, int cpu, struct task *t, int exiting)
+{
+	scx_block(s, &lavd_ops, cpu, t, exiting);
+}
+
+static struct task *cls_schedule(struct sim *s, int cpu, struct task *prev)
+{
+	return scx_schedule(s, &lavd_ops, cpu, prev);
+}
+
+const struct sched_class sched_lavd = {
+	.name = "lavd",
+	.timer_period_ns = POL_SYS_STAT_INTERVAL_NS,
+	.init = lavd_init,
+	.task_new = lavd_task_new,
+	.wake = cls_wake,
+	.block = cls_block,
+	.schedule = cls_schedule,
+	.timer = lavd_timer,
+	.check = lavd_check,
+	.task_dead = lavd_task_dead,
+};

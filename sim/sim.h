@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sim.h - lavd-sim: a deterministic discrete-event model of CPUs, tasks and
+ * schedulers. Time is integer nanoseconds; the only floating point is in
+ * the workload generator (exponential inter-arrival times) and in metrics.
+ *
+ * Layout:
+ *   engine.c       event queue, CPUs, task programs, the sched_ext core
+ *                  (local DSQs, keep-prev, idle masks), invariants
+ *   sched_lavd.c   LAVD: the callbacks of src/bpf/ on top of src/policy/
+ *   sched_simple.c fifo and vtime (scx_simple's two modes)
+ *   sched_eevdf.c  a model of Linux EEVDF with per-CPU runqueues
+ *   topo.c         built-in and JSON topologies, power model
+ *   workload.c     built-in and JSON (rt-app subset) workloads
+ *   metrics.c      histograms, summary table, JSON, CSV, gnuplot
+ */
+#ifndef __SIM_H
+#define __SIM_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "policy/pol.h"
+
+#define SIM_MAX_CPUS	256
+#define SIM_MASK_WORDS	(SIM_MAX_CPUS / 64)
+#define SIM_MAX_LLCS	64
+#define SIM_MAX_CLASSES	8
+#define SIM_MAX_OPS	96
+#define SIM_MAX_TMPL	32
+#define SIM_MAX_NAMES	32	/* semaphores, locks, barriers */
+#define SIM_MAX_TASKS	65536
+#define SIM_NSEC_PER_MSEC 1000000ULL
+#define SIM_NSEC_PER_USEC 1000ULL
+
+/* sched_ext constants the core models. */
+#define SCX_SLICE_DFL_NS	(20ULL * SIM_NSEC_PER_MSEC)
+/* Throughput of one hardware thread while its SMT sibling is busy (/1024). */
+#define SIM_SMT_SPEED		640
+/* Invariant bound: no runnable task waits longer than this. */
+#define SIM_WAIT_BOUND_NS	(2000ULL * SIM_NSEC_PER_MSEC)
+
+struct cpumask { u64 w[SIM_MASK_WORDS]; };
+
+static inline void mask_set(struct cpumask *m, int c) { m->w[c >> 6] |= 1ULL << (c & 63); }
+static inline void mask_clr(struct cpumask *m, int c) { m->w[c >> 6] &= ~(1ULL << (c & 63)); }
+static inline int mask_test(const struct cpumask *m, int c) { return (m->w[c >> 6] >> (c & 63)) & 1; }
+/* Lowest CPU in a & b, or -1. */
+static inline int mask_first_and(const struct cpumask *a, const struct cpumask *b)
+{
+	for (int i = 0; i < SIM_MASK_WORDS; i++) {
+		u64 v = a->w[i] & b->w[i];
+		if (v)
+			return i * 64 + __builtin_ctzll(v);
+	}
+	return -1;
+}
+
+/* ---- topology ---- */
+struct sim_cpu_desc {
+	int core, llc, node, sibling;	/* sibling: other thread of the core or -1 */
+	u32 cap;			/* 1..1024 */
+	u32 idle_mw, active_mw;		/* power model */
+};
+
+struct sim_topo {
+	char name[64];
+	int nr_cpus, nr_llcs, nr_cores, smt;
+	struct sim_cpu_desc cpu[SIM_MAX_CPUS];
+	struct cpumask llc_mask[SIM_MAX_LLCS];
+	struct cpumask all;
+};
+
+int topo_load(struct sim_topo *t, const char *name_or_file, char *err, size_t errlen);
+
+/* ---- workload ---- */
+enum op_kind {
+	OP_RUN,		/* a..b ns of work (uniform), at capacity 1024 */
+	OP_SLEEP,	/* a..b ns */
+	OP_TIMER,	/* sleep to the next multiple of a ns since the task started */
+	OP_SUSPEND,	/* wait on semaphore arg */
+	OP_RESUME,	/* post semaphore arg (wakes one waiter) */
+	OP_LOCK,	/* mutex arg */
+	OP_UNLOCK,
+	OP_BARRIER,	/* barrier arg */
+	OP_FORK,	/* spawn template arg */
+	OP_EXIT,
+	OP_FRAME_START,	/* a frame begins (game metric) */
+	OP_FRAME_END,	/* the oldest open frame completes */
+	OP_REQ_WAIT,	/* take a request from the server queue, or block */
+	OP_REQ_RUN,	/* run the request's service work */
+	OP_REQ_DONE,	/* request complete (latency metric) */
+};
+
+struct sim_op {
+	u8 kind;
+	u8 sync;	/* resume followed by a block: SCX_WAKE_SYNC */
+	int16_t arg;
+	u64 a, b;
+};
+
+struct sim_tmpl {
+	char name[32];
+	int cls;
+	int nice;
+	int pinned;	/* CPU or -1 */
+	int instances;	/* at start; 0 for fork-only templates */
+	int loops;	/* -1: forever */
+	int kthread;
+	int family;	/* wake chains are learnt inside a family */
+	int nr_ops;
+	struct sim_op ops[SIM_MAX_OPS];
+};
+
+struct sim_workload {
+	char name[64];
+	int nr_tmpl;
+	struct sim_tmpl tmpl[SIM_MAX_TMPL];
+	int nr_cls;
+	char cls[SIM_MAX_CLASSES][16];
+	int nr_sem, nr_lock, nr_bar;
+	char sem_name[SIM_MAX_NAMES][32], lock_name[SIM_MAX_NAMES][32], bar_name[SIM_MAX_NAMES][32];
+	int sem_init[SIM_MAX_NAMES];
+	int bar_n[SIM_MAX_NAMES];	/* participants (instances using it) */
+	u64 req_rate;			/* requests per second (0: no arrivals) */
+	u64 req_work_min, req_work_max;	/* service work per request, ns */
+	int req_cls;
+	u64 frame_period_ns;		/* game frames: deadline */
+	int frame_cls;
+};
+
+int workload_load(struct sim_workload *w, const char *name_or_file, const struct sim_topo *t,
+		  char *err, size_t errlen);
+
+/* ---- histograms (log-linear, 1/64 relative resolution) ---- */
+#define HIST_SUB_BITS	6
+#define HIST_BUCKETS	(64 << HIST_SUB_BITS)
+struct hist {
+	u64 n, max, sum;
+	u32 b[HIST_BUCKETS];
+};
+void hist_add(struct hist *h, u64 v);
+u64 hist_pct(const struct hist *h, u32 per_mille_x10);	/* 5000 = p50, 9990 = p99.9 */
+
+/* ---- tasks ---- */
+enum task_state { TS_NEW, TS_SLEEPING, TS_QUEUED, TS_RUNNING, TS_DEAD };
+enum task_where { TW_NONE, TW_LOCAL, TW_DSQ, TW_RQ, TW_CPU };
+
+struct task {
+	int id, tmpl, cls, pinned, kthread, family;
+	int nice;
+	u32 weight;		/* sched_ext scale, nice 0 = 100 */
+	u32 kweight;		/* kernel scale, nice 0 = 1024 */
+	u8 state, where;
+	int where_id;		/* CPU, DSQ or runqueue index */
+	int cpu;		/* current or last CPU */
+	int pc, loops_left;
+	u64 work_left;		/* of the current OP_RUN / OP_REQ_RUN */
+	u64 tstart;		/* for OP_TIMER */
+	u64 timer_next;
+	u64 sleep_gen;
+	u64 wait_since;		/* runnable since (metrics), 0 if not waiting */
+	u64 sum_exec;		/* wall ns on CPU */
+	u64 work_done;		/* invariant ns of work completed */
+	u64 req_arrival, req_work;
+	u64 ready_seq;
+	u64 timer_expiry;	/* when the last OP_TIMER fired */
+	u64 scx_slice;		/* p->scx.slice given at insert / running */
+	u64 dsq_key, dsq_seq;	/* order in a DSQ */
+	int last_cpu;		/* CPU it last ran on, -1 never */
+	int heap_idx;		/* position in a queue heap, -1 if none */
+	struct task *next;	/* FIFO / wait-list link */
+	/* per-scheduler state */
+	struct {
+		struct pol_task_stat st;
+		u64 vdeadline, wait_since_ns, exec_at_account;
+		u32 ctx, queued_wgt;
+		s32 queued_llc;
+		u8 slice_boosted;
+	} l;
+	struct {
+		s64 vruntime, deadline, vlag;
+		u64 slice;
+		u64 exec_start;
+	} e;
+	u64 vtime;
+};
+
+/* ---- CPUs ---- */
+struct sim_cpu {
+	struct task *curr;
+	u64 seg_start;		/* progress accounted up to here */
+	u32 speed;		/* /1024 of a full-capacity thread */
+	u64 slice_end;		/* absolute */
+	u64 run_start;		/* curr started running (this turn) */
+	u64 gen;		/* completion event generation */
+	u64 target;		/* when curr's phase or slice ends */
+	u64 ev_t;		/* time of the pending completion event */
+	u8 ev_pending;
+	u8 resched;		/* a reschedule event is pending */
+	u8 preempt;		/* ...and it preempts curr */
+	u64 busy_ns, idle_ns, last_acct;
+	struct task *local_head, *local_tail;	/* local DSQ (FIFO) */
+	int local_n;
+	u64 nr_switch;
+};
+
+/* ---- schedulers ---- */
+struct sim;
+enum { WAKE_SYNC = 1, WAKE_FORK = 2 };
+struct sched_class {
+	const char *name;
+	u64 timer_period_ns;
+	void (*init)(struct sim *s);
+	void (*task_new)(struct sim *s, struct task *t, struct task *parent);
+	/* t became runnable; waker is NULL for interrupts/timers. */
+	void (*wake)(struct sim *s, struct task *t, struct task *waker, int flags);
+	/* curr on cpu blocks (sleep) or exits. */
+	void (*block)(struct sim *s, int cpu, struct task *t, int exiting);
+	/*
+	 * cpu must choose what runs: prev is still running (slice over or
+	 * preempted) or NULL. Returns the task to run (may be prev); the class
+	 * sets the slice with sim_set_slice().
+	 */
+	struct task *(*schedule)(struct sim *s, int cpu, struct task *prev);
+	void (*timer)(struct sim *s);
+	void (*check)(struct sim *s);	/* class invariants, may be NULL */
+	void (*task_dead)(struct sim *s, struct task *t);
+};
+
+extern const struct sched_class sched_lavd, sched_eevdf, sched_fifo, sched_vtime;
+
+/* ---- the simulation ---- */
+__extension__ typedef unsigned __int128 ev_key_t;
+struct ev {
+	ev_key_t key;		/* time << 64 | sequence */
+	u32 kind, id;
+	u64 gen;
+};
+
+struct cls_stat {
+	struct hist delay;
+	u64 runtime, work, nr_tasks_done, nr_run;
+};
+
+struct sim_timeline {
+	u64 t, busy, queued, slice;
+};
+
+struct sim_stats {
+	struct hist delay;		/* all tasks */
+	struct cls_stat cls[SIM_MAX_CLASSES];
+	struct hist req;		/* request latency */
+	u64 req_done, req_arrived, req_dropped;
+	u64 *frames;			/* frame latencies (ns) */
+	u64 nr_frames, cap_frames, frame_miss;
+	u64 migrations, preemptions, csw, slice_expiries, keep_prev, wakeups, forks, exits;
+	u64 nr_events;
+	u64 lavd_direct, lavd_steal, lavd_revoke, lavd_boosted;
+	struct sim_timeline *tl;
+	u64 nr_tl, cap_tl;
+};
+
+struct sim {
+	const struct sim_topo *topo;
+	const struct sim_workload *wl;
+	const struct sched_class *cls;
+	u64 seed, rng;
+	u64 now, end;
+	int nr_cpus;
+	struct sim_cpu cpu[SIM_MAX_CPUS];
+	struct cpumask idle, idle_smt;
+	struct task **tasks;		/* by id */
+	int nr_tasks, cap_tasks;
+	struct task *free_tasks;
+	int nr_live;
+	u64 dead_exec;			/* run time of tasks that exited */
+	/* event heap */
+	struct ev *heap;
+	u64 nr_heap, cap_heap, seq;
+	/* synchronisation objects */
+	int sem_count[SIM_MAX_NAMES];
+	struct task *sem_wait[SIM_MAX_NAMES];
+	struct task *lock_owner[SIM_MAX_NAMES];
+	struct task *lock_wait[SIM_MAX_NAMES];
+	int bar_count[SIM_MAX_NAMES];
+	struct task *bar_wait[SIM_MAX_NAMES];
+	/* server request queue (ring) */
+	u64 *req_q;			/* pairs: arrival, work */
+	u64 req_head, req_tail, req_cap;
+	struct task *req_waiters;
+	/* game frames */
+	u64 frame_open[256];
+	u64 frame_head, frame_tail;
+	/* options */
+	int check;
+	FILE *trace;
+	void *priv;			/* scheduler state */
+	struct sim_stats st;
+	u64 prev_busy_tl;
+	char errbuf[256];
+};
+
+/* A dispatch queue: FIFO (key = insertion order) or vtime-ordered heap. */
+struct dsq {
+	struct task **h;
+	int n, cap, id;
+};
+void dsq_insert(struct sim *s, struct dsq *d, struct task *t, u64 key);
+struct task *dsq_pop(struct sim *s, struct dsq *d);
+struct task *dsq_remove(struct sim *s, struct dsq *d, struct task *t);
+void dsq_free(struct dsq *d);
+
+/* The sched_ext core: what the kernel does around the BPF callbacks. */
+enum { SCX_ENQ_WAKEUP = 1, SCX_ENQ_CPU_SELECTED = 2 };
+struct scx_ops {
+	s32 (*select_cpu)(struct sim *s, struct task *p, s32 prev_cpu, int wake_flags);
+	void (*enqueue)(struct sim *s, struct task *p, u64 enq_flags);
+	void (*dispatch)(struct sim *s, s32 cpu, struct task *prev);
+	void (*runnable)(struct sim *s, struct task *p, struct task *waker, u64 enq_flags);
+	void (*running)(struct sim *s, struct task *p);
+	void (*stopping)(struct sim *s, struct task *p, bool runnable);
+	void (*quiescent)(struct sim *s, struct task *p, bool sleep);
+};
+void scx_wake(struct sim *s, const struct scx_ops *o, struct task *t, struct task *waker, int flags);
+void scx_block(struct sim *s, const struct scx_ops *o, int cpu, struct task *t, int exiting);
+struct task *scx_schedule(struct sim *s, const struct scx_ops *o, int cpu, struct task *prev);
+u64 sim_slice_left(struct sim *s, int cpu);
+
+/* engine API used by the scheduler classes */
+void sim_set_slice(struct sim *s, int cpu, u64 slice_ns);
+void sim_kick(struct sim *s, int cpu, int preempt);
+void sim_update_curr(struct sim *s, int cpu);	/* account curr's progress up to now */
+bool sim_claim_idle(struct sim *s, int cpu);	/* test-and-clear, like scx */
+int sim_pick_idle(struct sim *s, const struct cpumask *m, int core);	/* claims */
+bool sim_core_idle(struct sim *s, int cpu);
+void sim_local_push(struct sim *s, int cpu, struct task *t);
+struct task *sim_local_pop(struct sim *s, int cpu);
+void sim_fail(struct sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+u64 sim_rand(struct sim *s);
+const struct cpumask *sim_allowed(struct sim *s, struct task *t, struct cpumask *tmp);
+
+int sim_run(struct sim *s);
+void sim_init(struct sim *s, const struct sim_topo *t, const struct sim_workload *w,
+	      const struct sched_class *c, u64 seed, u64 duration_ns);
+void sim_free(struct sim *s);
+
+/* metrics.c */
+struct sim_opts {
+	const char *topo, *workload, *sched, *json, *csv, *plot, *trace;
+	u64 seed, duration_ms;
+	int check;
+};
+void report_table(struct sim *s, FILE *f);
+int report_json(struct sim *s, const struct sim_opts *o, const char *path);
+int report_csv(struct sim *s, const char *dir);
+int report_plot(struct sim *s, const char *dir);
+void report_set_opts(const struct sim_opts *o);
+
+/* prio_to_weight of the kernel, nice -20..19 */
+u32 nice_to_kweight(int nice);
+u32 nice_to_scx_weight(int nice);
+
+#endif /* __SIM_H */

@@ -1,0 +1,67 @@
+# Shared helpers for guest-side test scripts (busybox sh). Source it.
+# Each check prints "PASS $TAG/name" or "FAIL $TAG/name: why".
+TAG=${TAG:-vm}
+FAILED=0
+mkdir -p /out
+pass() { echo "PASS $TAG/$1${2:+ ($2)}"; }
+fail() { echo "FAIL $TAG/$1: $2"; FAILED=1; }
+state() { cat /sys/kernel/sched_ext/state 2>/dev/null || echo missing; }
+
+# wait_state WANT SECS: poll until sched_ext reaches a state.
+wait_state() {
+	i=0
+	while [ $i -lt "$2" ]; do
+		[ "$(state)" = "$1" ] && return 0
+		sleep 1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# Lines in dmesg that mean the scheduler failed (not a normal unload).
+scx_errors() {
+	dmesg | grep -iE 'sched_ext.*(error|stall|watchdog|failed to run)|runnable task stall' |
+		grep -v 'unregistered from user space' || true
+}
+
+# start_lavd LOGNAME [ARGS]: start the loader, wait until it is enabled.
+# The verifier takes 15-25 s under TCG. Sets LPID.
+start_lavd() {
+	log=/out/$1.log
+	shift
+	scx_lavd --stats 1 "$@" >"$log" 2>&1 &
+	LPID=$!
+	if wait_state enabled 120; then
+		return 0
+	fi
+	echo "--- $log"
+	tail -30 "$log"
+	return 1
+}
+
+# reap PID SECS: wait for a background process at most SECS seconds (then
+# SIGKILL it); returns its exit code, 124 if it had to be killed.
+reap() {
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ $i -lt "$2" ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -9 "$1" 2>/dev/null
+		wait "$1" 2>/dev/null
+		return 124
+	fi
+	wait "$1"
+}
+
+# stop_lavd: SIGINT, wait for the loader (30 s at most); returns its exit code.
+stop_lavd() {
+	kill -INT "$LPID" 2>/dev/null
+	reap "$LPID" 30
+}
+
+# max_wait_us LOG: the scheduler's longest runnable wait from its summary line.
+max_wait_us() {
+	sed -n 's/.*max_wait_us=\([0-9]*\).*/\1/p' "$1" | tail -1
+}

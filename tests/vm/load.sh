@@ -1,0 +1,119 @@
+#!/bin/sh
+# Guest-side load tests (tier T4): the scheduler under stress-ng and
+# hackbench, then the ways it can be unloaded. Run through tests/vm/tier-vm.sh.
+#
+#   sh tests/vm/load.sh TAG [SECS_PER_WORKLOAD]
+set -u
+TAG=${1:-vm}
+DUR=${2:-30}
+. /lavd/tests/vm/lib.sh
+NCPU=$(nproc)
+MAX_WAIT_US=2000000	# the watchdog ejects at 30 s; we fail far earlier
+
+echo "== $TAG: kernel $(uname -r), $NCPU CPUs, ${DUR}s per workload"
+[ "$(state)" = disabled ] || fail precondition "sched_ext state is $(state)"
+
+t0=$(date +%s)
+if start_lavd stress; then
+	pass attach "enabled after $(( $(date +%s) - t0 ))s"
+else
+	fail attach "state $(state) after 120 s"
+	exit 1
+fi
+
+run_workload() { # name command...
+	name=$1; shift
+	before=$(scx_errors | wc -l)
+	out=$("$@" 2>&1); rc=$?
+	st=$(state)
+	after=$(scx_errors | wc -l)
+	echo "$out" | grep '^wakechain '
+	if [ $rc = 0 ] && [ "$st" = enabled ] && [ "$after" = "$before" ]; then
+		pass "$name"
+	else
+		fail "$name" "rc=$rc state=$st new-errors=$((after - before)); $(echo "$out" | tail -3)"
+		scx_errors | tail -5
+	fi
+}
+
+for w in cpu switch futex fork pipe; do
+	run_workload "stress_$w" stress-ng --"$w" "$NCPU" -t "${DUR}s" --metrics-brief
+done
+run_workload stress_mixed stress-ng --cpu 1 --switch 1 --futex 1 --fork 1 --pipe 1 \
+	--yield 1 -t "${DUR}s" --metrics-brief
+hb() {
+	end=$(( $(date +%s) + DUR ))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		hackbench -g 4 -l 200 >/dev/null || return 1
+	done
+}
+run_workload hackbench hb
+run_workload wakechain_under_load sh -c \
+	"stress-ng --cpu $NCPU -t ${DUR}s >/dev/null & wakechain --secs $DUR --name load; wait"
+
+stop_lavd; rc=$?
+log=/out/stress.log
+if [ $rc = 0 ] && wait_state disabled 15 && grep -q 'EXIT:' "$log"; then
+	pass unload_sigint
+else
+	fail unload_sigint "rc=$rc state=$(state)"
+fi
+mw=$(max_wait_us "$log")
+if [ -n "$mw" ] && [ "$mw" -lt $MAX_WAIT_US ]; then
+	pass max_wait "longest runnable wait ${mw} us"
+else
+	fail max_wait "longest runnable wait '${mw}' us (limit $MAX_WAIT_US)"
+fi
+grep -E 'summary|EXIT' "$log"
+
+# kill -9 of the loader: the kernel unregisters the scheduler with the link.
+if start_lavd kill9; then
+	kill -9 "$LPID"
+	if wait_state disabled 20; then pass kill9; else fail kill9 "state $(state)"; fi
+	reap "$LPID" 5
+else
+	fail kill9 "did not attach"
+fi
+
+# SysRq-S (upper case: lower-case s is "sync"): the kernel disables the
+# scheduler; the loader reports it and exits 0.
+if start_lavd sysrq; then
+	echo S >/proc/sysrq-trigger
+	ok=0
+	wait_state disabled 20 && ok=1
+	reap "$LPID" 20; rc=$?
+	if [ $ok = 1 ] && [ $rc = 0 ] && grep -q 'EXIT: kind=67' /out/sysrq.log; then
+		pass sysrq
+	else
+		fail sysrq "rc=$rc state=$(state) $(grep EXIT /out/sysrq.log)"
+	fi
+else
+	fail sysrq "did not attach"
+fi
+
+# CPU hotplug: the kernel asks for a restart, the loader starts over.
+last=/sys/devices/system/cpu/cpu$((NCPU - 1))/online
+if [ -w "$last" ] && start_lavd hotplug; then
+	echo 0 >"$last"
+	sleep 2
+	echo 1 >"$last"
+	i=0
+	while [ $i -lt 120 ] && ! { grep -q restarting /out/hotplug.log && [ "$(state)" = enabled ] &&
+		[ "$(grep -c 'scheduling' /out/hotplug.log)" -ge 2 ]; }; do
+		sleep 1; i=$((i + 1))
+	done
+	stress-ng --cpu "$NCPU" -t 5s >/dev/null 2>&1
+	st=$(state)
+	stop_lavd; rc=$?
+	if [ "$st" = enabled ] && [ $rc = 0 ] && grep -q restarting /out/hotplug.log; then
+		pass hotplug_restart
+	else
+		fail hotplug_restart "state=$st rc=$rc"
+		tail -20 /out/hotplug.log
+	fi
+else
+	fail hotplug_restart "no hotplug control or did not attach"
+fi
+
+wait_state disabled 20 || fail final_state "left in state $(state)"
+exit $FAILED

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Tier T4: load tests in the VM, on the 7.3 and the 7.2 kernel.
+#   LAVD_VM_SECS=N    seconds per workload (default 30)
+#   LAVD_VM_KERNELS   kernels to use (default "7.3 7.2")
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+secs=${LAVD_VM_SECS:-30}
+rc=0
+for k in ${LAVD_VM_KERNELS:-7.3 7.2}; do
+	out=build/results/vm-$k
+	rm -rf "$out"; mkdir -p build/results
+	tools/vm/run --kernel "$k" --cpus 4 --timeout $((secs * 8 + 600)) --out "$out" \
+		-- sh tests/vm/load.sh "vm-$k" "$secs" 2>"$out.stderr" || rc=1
+	grep -E 'sched_ext|BUG|WARNING' "$out.stderr" | tail -5
+done
+exit $rc
