@@ -52,6 +52,7 @@ $(O)/vm-bin/wakechain: tools/bench/wakechain.c
 	$(CC) -O2 -Wall -Wextra -Werror -static -pthread -o $@ $<
 
 include tests/tests.mk
+include sim/sim.mk
 
 run: all
 	@tools/run-demo

@@ -127,6 +127,41 @@ static struct ev ev_pop(struct sim *s)
 	return top;
 }
 
+/*
+ * Events for "now" (reschedules) skip the heap: they go to a FIFO that is
+ * merged with the heap by key, so the order is still (time, sequence).
+ */
+static void ev_push_now(struct sim *s, u32 kind, u32 id)
+{
+	if (s->nr_fifo == s->cap_fifo) {
+		u64 n = s->cap_fifo ? 2 * s->cap_fifo : 256, i;
+		struct ev *f = malloc(n * sizeof(*f));
+
+		if (!f)
+			abort();
+		for (i = 0; i < s->nr_fifo; i++)
+			f[i] = s->fifo[(s->fifo_head + i) % s->cap_fifo];
+		free(s->fifo);
+		s->fifo = f;
+		s->fifo_head = 0;
+		s->cap_fifo = n;
+	}
+	s->fifo[(s->fifo_head + s->nr_fifo++) % s->cap_fifo] =
+		(struct ev){ ((ev_key_t)s->now << 64) | s->seq++, kind, id, 0 };
+}
+
+static struct ev ev_next(struct sim *s)
+{
+	if (s->nr_fifo && (!s->nr_heap || s->fifo[s->fifo_head].key < s->heap[0].key)) {
+		struct ev e = s->fifo[s->fifo_head];
+
+		s->fifo_head = (s->fifo_head + 1) % s->cap_fifo;
+		s->nr_fifo--;
+		return e;
+	}
+	return ev_pop(s);
+}
+
 static inline u64 ev_time(const struct ev *e)
 {
 	return (u64)(e->key >> 64);
@@ -319,6 +354,7 @@ void sim_update_curr(struct sim *s, int cpu)
 	t->work_done += work;
 	t->sum_exec += ran;
 	s->st.cls[t->cls].runtime += ran;
+	s->st.tmpl_runtime[t->tmpl] += ran;
 	s->st.cls[t->cls].work += work;
 	c->seg_start = s->now;
 }
@@ -389,7 +425,7 @@ void sim_kick(struct sim *s, int cpu, int preempt)
 		c->preempt = 1;
 	if (!c->resched) {
 		c->resched = 1;
-		ev_push(s, s->now, EV_RESCHED, (u32)cpu, 0);
+		ev_push_now(s, EV_RESCHED, (u32)cpu);
 	}
 }
 
@@ -1010,7 +1046,10 @@ void sim_free(struct sim *s)
 		free(s->tasks[i]);
 	free(s->tasks);
 	free(s->heap);
+	free(s->fifo);
 	free(s->req_q);
+	if (s->priv && s->cls->fini)
+		s->cls->fini(s);
 	free(s->st.frames);
 	free(s->st.tl);
 	free(s->priv);
@@ -1042,7 +1081,7 @@ int sim_run(struct sim *s)
 	ev_push(s, s->end, EV_END, 0, 0);
 
 	for (;;) {
-		struct ev e = ev_pop(s);
+		struct ev e = ev_next(s);
 		struct task *t;
 
 		s->now = ev_time(&e);
@@ -1069,6 +1108,8 @@ int sim_run(struct sim *s)
 			c->preempt = 0;
 			if (c->curr && !pre)
 				continue;
+			if (pre)	/* SCX_KICK_PREEMPT zeroes the current slice */
+				c->slice_end = s->now;
 			cpu_schedule(s, (int)e.id, c->curr, pre);
 			break;
 		}
@@ -1098,6 +1139,8 @@ int sim_run(struct sim *s)
 			return 0;
 		}
 		s->st.nr_events++;
+		if (s->fault_at && s->st.nr_events == s->fault_at)
+			s->cpu[0].busy_ns++;	/* --fault-at: test that --check catches it */
 		if (s->check)
 			check_all(s, 0);
 	}

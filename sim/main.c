@@ -15,12 +15,13 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: lavd-sim --topo NAME|FILE --workload NAME|FILE --sched lavd|eevdf|fifo|vtime\n"
 		"                --seed N --duration-ms T [--json FILE] [--csv DIR] [--plot DIR]\n"
-		"                [--trace FILE] [--check] [--bench] [--quiet]\n"
+		"                [--trace FILE] [--check] [--bench] [--quiet] [--fault-at N]\n"
 		"  topologies: deck desktop server hybrid, or a .json file\n"
 		"  workloads:  game server batch compile light game+compile server+batch\n"
 		"              (any '+' combination), or a .json file (rt-app subset)\n"
 		"  --check     verify the invariants on every event (exit 3 on a violation)\n"
-		"  --bench     print events/s to stderr\n");
+		"  --bench     print events/s to stderr\n"
+		"  --fault-at N  corrupt CPU time accounting after event N (tests --check)\n");
 }
 
 static int parse_u64(const char *s, u64 *v)
@@ -65,6 +66,7 @@ int main(int argc, char **argv)
 		{ "check", no_argument, 0, 'C' },
 		{ "bench", no_argument, 0, 'B' },
 		{ "quiet", no_argument, 0, 'q' },
+		{ "fault-at", required_argument, 0, 'F' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -104,6 +106,12 @@ int main(int argc, char **argv)
 		case 'C': o.check = 1; break;
 		case 'B': bench = 1; break;
 		case 'q': quiet = 1; break;
+		case 'F':
+			if (parse_u64(optarg, &o.fault_at)) {
+				fprintf(stderr, "lavd-sim: --fault-at needs an event number\n");
+				return 2;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		default:
 			if (optopt)
@@ -140,6 +148,7 @@ int main(int argc, char **argv)
 	}
 	sim_init(&sim, &topo, &wl, cls, o.seed, o.duration_ms * SIM_NSEC_PER_MSEC);
 	sim.check = o.check;
+	sim.fault_at = o.fault_at;
 	if (o.trace && !(sim.trace = fopen(o.trace, "w"))) {
 		fprintf(stderr, "lavd-sim: cannot write %s\n", o.trace);
 		return 2;

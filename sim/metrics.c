@@ -151,6 +151,16 @@ static json_t *build(const struct sim *s, const struct sim_opts *o)
 		work += k->work;
 	}
 	json_object_set_new(root, "classes", cls);
+	c = json_object();
+	for (i = 0; i < s->wl->nr_tmpl; i++) {
+		json_t *t = json_object();
+
+		json_object_set_new(t, "nice", json_integer(s->wl->tmpl[i].nice));
+		json_object_set_new(t, "instances", json_integer(s->wl->tmpl[i].instances));
+		json_object_set_new(t, "cpu_ns", json_integer((json_int_t)st->tmpl_runtime[i]));
+		json_object_set_new(c, s->wl->tmpl[i].name, t);
+	}
+	json_object_set_new(root, "tasks", c);
 
 	if (s->wl->frame_period_ns) {
 		u64 *f = malloc((st->nr_frames + 1) * sizeof(u64));
@@ -372,7 +382,7 @@ int report_plot(struct sim *s, const char *dir)
 		return -1;
 	if (!(f = open_in(dir, "plot.gp")))
 		return -1;
-	fprintf(f, "set datafile separator ','\nset terminal png size 1000,700\n"
+	fprintf(f, "set datafile separator ','\nset terminal png size 1000,700 noenhanced\n"
 		   "set key autotitle columnhead\n"
 		   "set output 'timeline.png'\nset multiplot layout 2,1 title '%s / %s / %s'\n"
 		   "set ylabel 'busy CPUs'\nplot 'timeline.csv' using 1:2 with lines\n"

@@ -32,6 +32,7 @@ struct rq {
 
 struct eevdf {
 	struct rq rq[SIM_MAX_CPUS];
+	struct cpumask queued;	/* runqueues with a waiting task */
 };
 
 #define E(s) ((struct eevdf *)(s)->priv)
@@ -132,6 +133,7 @@ static void rq_add(struct sim *s, int cpu, struct task *t)
 	}
 	t->heap_idx = r->n;
 	r->q[r->n++] = t;
+	mask_set(&E(s)->queued, cpu);
 	t->where = TW_RQ;
 	t->where_id = cpu;
 	t->cpu = cpu;
@@ -146,7 +148,8 @@ static void rq_del(struct sim *s, int cpu, struct task *t)
 		sim_fail(s, "task %d not on runqueue %d", t->id, cpu);
 	/* keep order: removal by shifting keeps the pick deterministic */
 	memmove(&r->q[i], &r->q[i + 1], (size_t)(r->n - i - 1) * sizeof(*r->q));
-	r->n--;
+	if (!--r->n)
+		mask_clr(&E(s)->queued, cpu);
 	for (; i < r->n; i++)
 		r->q[i]->heap_idx = i;
 	t->heap_idx = -1;
@@ -316,17 +319,22 @@ static struct task *rq_victim(struct sim *s, int cpu)
 
 static bool pull_from(struct sim *s, int cpu, const struct cpumask *m)
 {
-	int i, best = -1, bn = 0;
+	int w, best = -1, bn = 0;
 
-	for (i = 0; i < s->nr_cpus; i++) {
-		int n;
+	for (w = 0; w < SIM_MASK_WORDS; w++) {
+		u64 bits = E(s)->queued.w[w] & m->w[w];
 
-		if (i == cpu || !mask_test(m, i) || !E(s)->rq[i].n)
-			continue;
-		n = rq_nr(s, i);
-		if (n >= 2 && n > bn) {
-			best = i;
-			bn = n;
+		while (bits) {
+			int i = w * 64 + __builtin_ctzll(bits), n;
+
+			bits &= bits - 1;
+			if (i == cpu)
+				continue;
+			n = rq_nr(s, i);
+			if (n >= 2 && n > bn) {
+				best = i;
+				bn = n;
+			}
 		}
 	}
 	if (best < 0)
@@ -368,24 +376,54 @@ static struct task *eevdf_schedule(struct sim *s, int cpu, struct task *prev)
 	return next;
 }
 
-/* Periodic balance: even out runqueue lengths within and across LLCs. */
+static u64 rq_load(struct sim *s, int cpu)
+{
+	struct rq *r = &E(s)->rq[cpu];
+	struct task *c = rq_curr(s, cpu);
+	u64 l = c ? c->kweight : 0;
+	int i;
+
+	for (i = 0; i < r->n; i++)
+		l += r->q[i]->kweight;
+	return l;
+}
+
+/*
+ * Periodic balance by load (sum of weights, the kernel uses PELT-averaged
+ * load): move from the most to the least loaded runqueue the heaviest
+ * queued task whose move reduces the imbalance, until none does.
+ */
 static void eevdf_timer(struct sim *s)
 {
+	u64 load[SIM_MAX_CPUS];
 	int moves = s->nr_cpus, lo, hi, i;
 
+	for (i = 0; i < s->nr_cpus; i++)
+		load[i] = rq_load(s, i);
 	while (moves-- > 0) {
+		struct rq *r;
+		struct task *best = NULL;
+		u64 diff;
+
 		lo = hi = -1;
 		for (i = 0; i < s->nr_cpus; i++) {
-			if (s->topo->cpu[i].cap == 0)
-				continue;
-			if (lo < 0 || rq_nr(s, i) < rq_nr(s, lo))
+			if (lo < 0 || load[i] < load[lo])
 				lo = i;
-			if (E(s)->rq[i].n && (hi < 0 || rq_nr(s, i) > rq_nr(s, hi)))
+			if (E(s)->rq[i].n && (hi < 0 || load[i] > load[hi]))
 				hi = i;
 		}
-		if (lo < 0 || hi < 0 || rq_nr(s, hi) - rq_nr(s, lo) < 2)
+		if (lo < 0 || hi < 0 || load[hi] <= load[lo])
 			break;
-		migrate(s, hi, lo, rq_victim(s, hi));
+		diff = load[hi] - load[lo];
+		r = &E(s)->rq[hi];
+		for (i = 0; i < r->n; i++)
+			if (r->q[i]->kweight < diff && (!best || r->q[i]->kweight > best->kweight))
+				best = r->q[i];
+		if (!best)
+			break;
+		load[hi] -= best->kweight;
+		load[lo] += best->kweight;
+		migrate(s, hi, lo, best);
 		if (!rq_curr(s, lo))
 			sim_kick(s, lo, 0);
 	}
@@ -425,6 +463,14 @@ static void eevdf_check(struct sim *s)
 	}
 }
 
+static void eevdf_fini(struct sim *s)
+{
+	int i;
+
+	for (i = 0; i < SIM_MAX_CPUS; i++)
+		free(E(s)->rq[i].q);
+}
+
 const struct sched_class sched_eevdf = {
 	.name = "eevdf",
 	.timer_period_ns = 4 * SIM_NSEC_PER_MSEC,
@@ -435,4 +481,5 @@ const struct sched_class sched_eevdf = {
 	.schedule = eevdf_schedule,
 	.timer = eevdf_timer,
 	.check = eevdf_check,
+	.fini = eevdf_fini,
 };

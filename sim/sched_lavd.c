@@ -476,6 +476,14 @@ static void lavd_check(struct sim *s)
 				 (unsigned long long)l->llc_doms[i].nr_queued, l->llc_dsq[i].n);
 }
 
+static void lavd_fini(struct sim *s)
+{
+	int i;
+
+	for (i = 0; i < L(s)->nr_llcs; i++)
+		dsq_free(&L(s)->llc_dsq[i]);
+}
+
 static const struct scx_ops lavd_ops = {
 	.select_cpu = lavd_select_cpu,
 	.enqueue = lavd_enqueue,
@@ -512,4 +520,5 @@ const struct sched_class sched_lavd = {
 	.timer = lavd_timer,
 	.check = lavd_check,
 	.task_dead = lavd_task_dead,
+	.fini = lavd_fini,
 };

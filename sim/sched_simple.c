@@ -146,6 +146,11 @@ static void simple_task_new(struct sim *s, struct task *t, struct task *parent)
 	t->vtime = S(s)->vtime_now;	/* simple_enable */
 }
 
+static void simple_fini(struct sim *s)
+{
+	dsq_free(&S(s)->q);
+}
+
 static void cls_wake(struct sim *s, struct task *t, struct task *waker, int flags)
 {
 	scx_wake(s, &simple_ops, t, waker, flags);
@@ -168,6 +173,7 @@ const struct sched_class sched_fifo = {
 	.wake = cls_wake,
 	.block = cls_block,
 	.schedule = cls_schedule,
+	.fini = simple_fini,
 };
 
 const struct sched_class sched_vtime = {
@@ -177,4 +183,5 @@ const struct sched_class sched_vtime = {
 	.wake = cls_wake,
 	.block = cls_block,
 	.schedule = cls_schedule,
+	.fini = simple_fini,
 };

@@ -66,6 +66,7 @@ struct sim_cpu_desc {
 struct sim_topo {
 	char name[64];
 	int nr_cpus, nr_llcs, nr_cores, smt;
+	u64 capacity_milli;	/* full-speed CPUs' worth of throughput x 1000 */
 	struct sim_cpu_desc cpu[SIM_MAX_CPUS];
 	struct cpumask llc_mask[SIM_MAX_LLCS];
 	struct cpumask all;
@@ -226,6 +227,7 @@ struct sched_class {
 	void (*timer)(struct sim *s);
 	void (*check)(struct sim *s);	/* class invariants, may be NULL */
 	void (*task_dead)(struct sim *s, struct task *t);
+	void (*fini)(struct sim *s);	/* free the class's queues (not s->priv) */
 };
 
 extern const struct sched_class sched_lavd, sched_eevdf, sched_fifo, sched_vtime;
@@ -250,6 +252,7 @@ struct sim_timeline {
 struct sim_stats {
 	struct hist delay;		/* all tasks */
 	struct cls_stat cls[SIM_MAX_CLASSES];
+	u64 tmpl_runtime[SIM_MAX_TMPL];	/* CPU time per task template */
 	struct hist req;		/* request latency */
 	u64 req_done, req_arrived, req_dropped;
 	u64 *frames;			/* frame latencies (ns) */
@@ -278,6 +281,8 @@ struct sim {
 	/* event heap */
 	struct ev *heap;
 	u64 nr_heap, cap_heap, seq;
+	struct ev *fifo;		/* events due now, in order */
+	u64 nr_fifo, cap_fifo, fifo_head;
 	/* synchronisation objects */
 	int sem_count[SIM_MAX_NAMES];
 	struct task *sem_wait[SIM_MAX_NAMES];
@@ -294,6 +299,7 @@ struct sim {
 	u64 frame_head, frame_tail;
 	/* options */
 	int check;
+	u64 fault_at;			/* corrupt the state after this event (tests) */
 	FILE *trace;
 	void *priv;			/* scheduler state */
 	struct sim_stats st;
@@ -348,7 +354,7 @@ void sim_free(struct sim *s);
 /* metrics.c */
 struct sim_opts {
 	const char *topo, *workload, *sched, *json, *csv, *plot, *trace;
-	u64 seed, duration_ms;
+	u64 seed, duration_ms, fault_at;
 	int check;
 };
 void report_table(struct sim *s, FILE *f);

@@ -30,9 +30,7 @@ test-sim: $(O)/lavd-sim $(O)/lavd-sim-debug
 	@tests/sim/run.sh $(O)/lavd-sim $(O)/lavd-sim-debug
 
 bench-sim: $(O)/lavd-sim
-	@$(O)/lavd-sim --topo server --workload server+batch --sched lavd --seed 1 \
-		--duration-ms 2000 --bench --quiet
-	@$(O)/lavd-sim --topo server --workload game+compile --sched lavd --seed 1 \
-		--duration-ms 2000 --bench --quiet
-	@$(O)/lavd-sim --topo server --workload server+batch --sched eevdf --seed 1 \
-		--duration-ms 2000 --bench --quiet
+	@for w in server server+batch; do for s in lavd eevdf; do \
+		$(O)/lavd-sim --topo server --workload $$w --sched $$s --seed 1 \
+			--duration-ms 5000 --bench --quiet || exit 1; \
+	done; done

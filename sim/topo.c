@@ -69,6 +69,9 @@ static int topo_build(struct sim_topo *t, const char *name, const struct group *
 				}
 				if (g[i].smt == 2)
 					t->smt = 1;
+				/* a busy SMT pair does 2 x SIM_SMT_SPEED / 1024 of one thread */
+				t->capacity_milli += (u64)g[i].cap * 1000 / 1024 *
+						     (g[i].smt == 2 ? 2 * SIM_SMT_SPEED : 1024) / 1024;
 			}
 		}
 	}

@@ -101,11 +101,11 @@ static void wl_game(struct sim_workload *w, int ncpu)
 	op(t, OP_RESUME, s_sim, 0, 0);
 	t = tmpl(w, "game.sim", "game", 0, 1, 1);
 	op(t, OP_SUSPEND, s_sim, 0, 0);
-	op(t, OP_RUN, 0, 2 * MS, 4 * MS);
+	op(t, OP_RUN, 0, 1500 * US, 3 * MS);
 	op(t, OP_RESUME, s_ren, 0, 0);
 	t = tmpl(w, "game.render", "game", 0, 1, 1);
 	op(t, OP_SUSPEND, s_ren, 0, 0);
-	op(t, OP_RUN, 0, 3 * MS, 5 * MS);
+	op(t, OP_RUN, 0, 2 * MS, 4 * MS);
 	op(t, OP_RESUME, s_pre, 0, 0);
 	t = tmpl(w, "game.present", "game", 0, 1, 1);
 	op(t, OP_SUSPEND, s_pre, 0, 0);
@@ -138,17 +138,18 @@ static void wl_compile(struct sim_workload *w, int ncpu)
 }
 
 /*
- * A server: open-loop arrivals (60 % of the CPUs' capacity), a pool of
+ * A server: open-loop arrivals (60 % of the topology's throughput), a pool of
  * 2 workers per CPU, and a short critical section on a sharded lock.
  */
-static void wl_server(struct sim_workload *w, int ncpu)
+static void wl_server(struct sim_workload *w, int ncpu, u64 cap_milli)
 {
 	int shards = ncpu / 16 > 1 ? ncpu / 16 : 1, i;
 	char name[32];
 
 	w->req_work_min = 100 * US;
 	w->req_work_max = 400 * US;
-	w->req_rate = (u64)ncpu * 600 * POL_NSEC_PER_SEC / 1000 / (250 * US);
+	/* mean work 250 us: 60 % of the topology's throughput (SMT and capacity included) */
+	w->req_rate = cap_milli * 600 * POL_NSEC_PER_SEC / 1000 / 1000 / (250 * US);
 	w->req_cls = cls_id(w, "server");
 	for (i = 0; i < shards; i++) {
 		struct sim_tmpl *t;
@@ -440,7 +441,7 @@ int workload_load(struct sim_workload *w, const char *n, const struct sim_topo *
 		else if (!strcmp(tok, "compile"))
 			wl_compile(w, t->nr_cpus);
 		else if (!strcmp(tok, "server"))
-			wl_server(w, t->nr_cpus);
+			wl_server(w, t->nr_cpus, t->capacity_milli);
 		else if (!strcmp(tok, "batch"))
 			wl_batch(w, t->nr_cpus);
 		else if (!strcmp(tok, "light"))

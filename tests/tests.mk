@@ -3,6 +3,7 @@
 #
 #   test-unit   T0  policy core on the host under ASan/UBSan; loader units
 #   test-diff   T2  host build == BPF build of the policy (BPF_PROG_TEST_RUN)
+#   test-sim    T3  simulator: determinism, invariants, golden traces (sim/sim.mk)
 #   test-bpf    T1  the scheduler object passes the verifier (VM, 7.3 and 7.2)
 #   test-vm     T4  load tests in the VM on 7.3 and 7.2
 
@@ -30,7 +31,7 @@ $(O)/diff_host: tests/diff/diff_host.c tests/diff/diff_ops.h $(POLICY_HDRS) | $(
 
 .PHONY: test-build
 test-build: all $(O)/test_policy $(O)/test_topo $(O)/test_opts $(O)/diff.bpf.o \
-	    $(O)/diff_bug.bpf.o $(O)/diff_host
+	    $(O)/diff_bug.bpf.o $(O)/diff_host $(O)/lavd-sim $(O)/lavd-sim-debug
 
 test-unit: $(O)/test_policy $(O)/test_topo $(O)/test_opts $(O)/scx_lavd
 	@$(O)/test_policy && $(O)/test_topo && $(O)/test_opts && tests/loader/test_cli.sh $(O)/scx_lavd
@@ -48,4 +49,4 @@ test-vm: all
 # Everything, with set-up first: what CI runs.
 test: setup
 	@$(MAKE) --no-print-directory test-build
-	@tests/run-tiers $(O)/results unit:test-unit diff:test-diff bpf:test-bpf vm:test-vm
+	@tests/run-tiers $(O)/results unit:test-unit diff:test-diff sim:test-sim bpf:test-bpf vm:test-vm

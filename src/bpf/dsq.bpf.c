@@ -65,6 +65,9 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 	if (is_pinned(p) || is_idle) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		/* A pinned task behind a busy CPU can only be helped there. */
+		if (!is_idle)
+			try_preempt(p, tc, cpu);
 		return;
 	}
 
@@ -77,7 +80,8 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 		__sync_fetch_and_add(&d->nr_queued, 1);
 	}
 	scx_bpf_dsq_insert_vtime(p, LLC_DSQ(llc), slice, tc->vdeadline, enq_flags);
-	kick_idle_in_llc(p, llc);
+	if (!kick_idle_in_llc(p, llc))
+		try_preempt(p, tc, cpu);
 }
 
 void BPF_STRUCT_OPS(lavd_dequeue, struct task_struct *p, u64 deq_flags)
@@ -88,6 +92,17 @@ void BPF_STRUCT_OPS(lavd_dequeue, struct task_struct *p, u64 deq_flags)
 		unaccount_queued(tc);
 }
 
+/*
+ * Nothing else to run: the kernel keeps prev, but would refill an expired
+ * slice with its 20 ms default; give it our slice so a task queued a moment
+ * later waits at most that long.
+ */
+static __always_inline void keep_prev(struct task_struct *prev)
+{
+	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && !prev->scx.slice)
+		lavd_set_slice(prev, READ_ONCE(sys.slice_ns));
+}
+
 void BPF_STRUCT_OPS(lavd_dispatch, s32 cpu, struct task_struct *prev)
 {
 	s32 self = cpu_to_llc(cpu), victim;
@@ -95,10 +110,14 @@ void BPF_STRUCT_OPS(lavd_dispatch, s32 cpu, struct task_struct *prev)
 	u64 tried = 0;
 	int i;
 
+	if (keep_lock_holder(prev, cc))
+		return;
 	if (lavd_move_to_local(LLC_DSQ(self)))
 		return;
-	if (nr_llcs <= 1)
+	if (nr_llcs <= 1) {
+		keep_prev(prev);
 		return;
+	}
 	/*
 	 * Pull from other LLCs, most loaded first. Every domain is tried
 	 * before giving up: an idle CPU must never leave work queued.
@@ -132,4 +151,5 @@ void BPF_STRUCT_OPS(lavd_dispatch, s32 cpu, struct task_struct *prev)
 			return;
 		}
 	}
+	keep_prev(prev);
 }

@@ -98,17 +98,19 @@ static __always_inline s32 allowed_cpu(struct task_struct *p, s32 prev_cpu)
 	return cpu >= 0 ? cpu : prev_cpu;
 }
 
-/* Kick an idle CPU of the LLC so it comes to consume the queue. */
-static __always_inline void kick_idle_in_llc(struct task_struct *p, s32 llc_id)
+/* Kick an idle CPU of the LLC so it comes to consume the queue; false if none. */
+static __always_inline bool kick_idle_in_llc(struct task_struct *p, s32 llc_id)
 {
 	struct bpf_cpumask *tmp = cpu_tmp_mask(bpf_get_smp_processor_id());
 	struct bpf_cpumask *llc = llc_mask(llc_id);
 	s32 cpu;
 
 	if (!tmp || !llc)
-		return;
+		return false;
 	bpf_cpumask_and(tmp, (const struct cpumask *)llc, p->cpus_ptr);
 	cpu = scx_bpf_pick_idle_cpu((const struct cpumask *)tmp, 0);
-	if (cpu >= 0)
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	if (cpu < 0)
+		return false;
+	scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	return true;
 }

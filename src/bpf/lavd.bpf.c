@@ -19,18 +19,21 @@
  * the same under BPF. This file and the ones it includes are the glue:
  *   task.bpf.c      task life cycle, statistics, deadlines and slices
  *   idle.bpf.c      idle CPU selection
+ *   preempt.bpf.c   preempting the least critical CPU for a waking task
+ *   lock.bpf.c      futex lock holders
  *   dsq.bpf.c       select_cpu, enqueue, dispatch: one queue per LLC
  *   sys_stat.bpf.c  the 10 ms statistics timer
  * It is a single translation unit because bpftool cannot link objects that
  * repeat kfunc declarations.
  *
- * Not built yet (see README): victim preemption, futex lock-holder boost,
- * turbulent CPUs, cache warmth, core compaction and power modes, cpufreq,
- * cgroup bandwidth.
+ * Not built yet (see README): turbulent CPUs, cache warmth, core
+ * compaction and power modes, cpufreq, cgroup bandwidth.
  */
 #include "lavd.bpf.h"
 #include "task.bpf.c"
 #include "idle.bpf.c"
+#include "preempt.bpf.c"
+#include "lock.bpf.c"
 #include "dsq.bpf.c"
 #include "sys_stat.bpf.c"
 

@@ -24,6 +24,10 @@ struct task_ctx {
 	s32 queued_llc;		/* which LLC counts it */
 	s32 idle_cpu;		/* idle CPU claimed in select_cpu, -1 if none */
 	u8 slice_boosted;
+	u8 greedy;		/* received more than its peers (no preemption) */
+	u8 lock_holder;		/* holds a user-space lock (futex), this run */
+	u8 lock_refilled;	/* its slice was refilled once for the lock */
+	u32 futex_op;		/* futex(2) op in flight + 1, 0 if none */
 };
 
 /* Scratch and per-LLC cpumasks live in maps (kptrs cannot be plain globals). */
@@ -77,6 +81,7 @@ const volatile u64 slice_max_ns = POL_SLICE_MAX_NS_DFL;
 const volatile u32 preempt_shift = POL_PREEMPT_SHIFT_DFL;
 const volatile u32 pol_flags;			/* enum pol_cfg_flags */
 const volatile u32 verbose;
+const volatile u8 preempt_kick;			/* preempt with an IPI, not a shorter slice */
 
 /* State. */
 struct cpu_ctx cpu_ctxs[LAVD_MAX_CPUS];

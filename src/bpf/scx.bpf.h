@@ -54,6 +54,7 @@ bool bpf_cpumask_test_cpu(u32 cpu, const struct cpumask *cpumask) __ksym;
 bool bpf_cpumask_and(struct bpf_cpumask *dst, const struct cpumask *src1,
 		     const struct cpumask *src2) __ksym;
 bool bpf_cpumask_empty(const struct cpumask *cpumask) __ksym;
+u32 bpf_cpumask_any_distribute(const struct cpumask *cpumask) __ksym;
 void bpf_rcu_read_lock(void) __ksym;
 void bpf_rcu_read_unlock(void) __ksym;
 

@@ -87,6 +87,8 @@ __noinline int lavd_collect_cpus(void)
 		t->nr_xllc_steal += cc->tot_xllc_steal;
 		t->nr_direct += cc->tot_direct;
 		t->nr_revoke += cc->tot_revoke;
+		t->nr_lock_boost += cc->tot_lock_boost;
+		t->nr_lock_acquire += cc->tot_lock_acquire;
 
 		lavd_revoke_boost(cpu, scx_bpf_dsq_nr_queued(LLC_DSQ(cpu_to_llc(cpu))) > 0);
 	}
@@ -108,6 +110,8 @@ __noinline int lavd_fold_stats(void)
 	stats.nr_xllc_steal = t->nr_xllc_steal;
 	stats.nr_direct = t->nr_direct;
 	stats.nr_revoke = t->nr_revoke;
+	stats.nr_lock_boost = t->nr_lock_boost;
+	stats.nr_lock_acquire = t->nr_lock_acquire;
 	stats.max_wait_ns = t->max_wait_ns;
 	/* The loader reads and resets this once per report: keep the max. */
 	stats.cur_max_wait_ns = pol_max(stats.cur_max_wait_ns, t->cur_max_wait_ns);

@@ -50,6 +50,7 @@ static __always_inline void task_update_deadline(struct task_struct *p, struct t
 	tc->ctx &= ~(POL_CTX_HARDIRQ_WAKER | POL_CTX_SOFTIRQ_WAKER | POL_CTX_RT_WAKER |
 		     POL_CTX_LOCK_BOOST);
 	g = pol_greedy_penalty(&tc->st, READ_ONCE(sys.avg_svc_wgt_ns), weight);
+	tc->greedy = g.greedy;
 	delta = pol_deadline_delta(tc->st.acc_runtime_ns, g.penalty, lc, slice_max_ns);
 	window = pol_compete_window(READ_ONCE(sys.nr_active), READ_ONCE(sys.nr_queued));
 	tc->vdeadline = pol_vdeadline(READ_ONCE(logical_clk), delta, window);
@@ -177,7 +178,8 @@ void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
 	cc->running_slice_ns = sl.slice_ns;
 	cc->running_lat_cri = tc->st.lat_cri;
 	cc->running_boosted = sl.boosted;
-	cc->is_idle = 0;
+	cc->est_stop_ns = pol_est_stop(now, tc->st.avg_runtime_ns, sl.slice_ns);
+	cc->run_flags = POL_RUN_ACTIVE | (tc->lock_holder ? POL_RUN_LOCK_HOLDER : 0);
 
 	cc->nr_sched++;
 	cc->tot_sched++;
@@ -212,8 +214,19 @@ void BPF_STRUCT_OPS(lavd_stopping, struct task_struct *p, bool runnable)
 
 	task_account(p, tc, cc, cpu);
 	pol_task_on_stopping(&tc->st);
-	if (cc)
+	if (cc) {
 		cc->running_boosted = 0;
+		cc->run_flags = 0;
+	}
+	/*
+	 * A lock holder's protection lasts for this run only (a missed release
+	 * cannot leak); its next criticality gets a one-off boost instead.
+	 */
+	if (tc->lock_holder) {
+		tc->lock_holder = 0;
+		tc->ctx |= POL_CTX_LOCK_BOOST;
+	}
+	tc->lock_refilled = 0;
 	/* Still runnable: it waits again from now (preempted or slice over). */
 	if (runnable)
 		tc->wait_since_ns = lavd_now();
@@ -258,6 +271,10 @@ s32 BPF_STRUCT_OPS(lavd_init_task, struct task_struct *p, struct scx_init_task_a
 	tc->queued_llc = -1;
 	tc->idle_cpu = -1;
 	tc->slice_boosted = 0;
+	tc->greedy = 0;
+	tc->lock_holder = 0;
+	tc->lock_refilled = 0;
+	tc->futex_op = 0;
 	__sync_fetch_and_add(&nr_tasks, 1);
 	return 0;
 }

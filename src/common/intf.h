@@ -26,6 +26,7 @@ struct lavd_stats {
 	unsigned long long nr_direct;		/* inserted straight to an idle CPU */
 	unsigned long long nr_revoke;		/* boosted slices revoked */
 	unsigned long long nr_lock_boost;	/* slice refills for lock holders */
+	unsigned long long nr_lock_acquire;	/* futex acquisitions seen */
 	unsigned long long max_wait_ns;		/* longest runnable-to-running wait seen */
 	unsigned long long cur_max_wait_ns;	/* ... in the last second */
 	unsigned long long slice_ns;		/* system time slice */
@@ -44,9 +45,10 @@ struct cpu_ctx {
 	/* what runs here now, published at ops.running */
 	u64 running_at_ns;
 	u64 running_slice_ns;
-	u32 running_lat_cri;
+	u64 est_stop_ns;	/* pol_cpu_run: when it is expected to stop */
+	u32 running_lat_cri;	/* pol_cpu_run: its criticality */
+	u32 run_flags;		/* pol_cpu_run: enum pol_run_flags */
 	u8 running_boosted;
-	u8 is_idle;
 	/* counters for the current 10 ms interval, reset by the timer */
 	u64 busy_ns;
 	u64 nr_sched;
@@ -61,6 +63,8 @@ struct cpu_ctx {
 	u64 tot_xllc_steal;
 	u64 tot_direct;
 	u64 tot_revoke;
+	u64 tot_lock_boost;
+	u64 tot_lock_acquire;
 	u64 max_wait_ns;	/* longest wait seen on this CPU, since load */
 	u64 cur_max_wait_ns;	/* ... since the last timer round */
 };

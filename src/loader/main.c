@@ -117,6 +117,7 @@ static void fill_rodata(struct lavd *skel, const struct topo *t, const struct op
 		flags |= POL_CFG_NO_FUTEX_BOOST;
 	ro->pol_flags = flags;
 	ro->verbose = o->verbose;
+	ro->preempt_kick = o->preempt_kick;
 }
 
 static void print_stats_header(void)
@@ -147,11 +148,11 @@ static void print_summary(struct lavd *skel)
 	struct lavd_stats s = skel->bss->stats;
 
 	printf("scx_lavd: summary: rounds=%llu sched=%llu lat_critical=%llu direct=%llu "
-	       "xllc_steal=%llu preempt=%llu revoke=%llu max_wait_us=%llu slice_us=%llu "
-	       "avg_lat_cri=%llu max_lat_cri=%llu\n",
+	       "xllc_steal=%llu preempt=%llu revoke=%llu lock_acquire=%llu lock_boost=%llu "
+	       "max_wait_us=%llu slice_us=%llu avg_lat_cri=%llu max_lat_cri=%llu\n",
 	       s.seq, s.nr_sched, s.nr_sched_lat_cri, s.nr_direct, s.nr_xllc_steal, s.nr_preempt,
-	       s.nr_revoke, s.max_wait_ns / 1000, s.slice_ns / 1000, s.avg_lat_cri,
-	       s.max_lat_cri);
+	       s.nr_revoke, s.nr_lock_acquire, s.nr_lock_boost, s.max_wait_ns / 1000,
+	       s.slice_ns / 1000, s.avg_lat_cri, s.max_lat_cri);
 	fflush(stdout);
 }
 
@@ -202,9 +203,32 @@ static int run_once(const struct opts *o, bool *restart)
 	if (!read_sysfs(SCX_SYSFS "/hotplug_seq", seq, sizeof(seq)))
 		skel->struct_ops.lavd_ops->hotplug_seq = strtoull(seq, NULL, 10);
 
+	/* Futex tracking: optional programs, loaded unless --no-futex-boost. */
+	struct bpf_program *futex_progs[] = {
+		skel->progs.lavd_futex_enter, skel->progs.lavd_futex_exit,
+		skel->progs.lavd_futex_wait_exit, skel->progs.lavd_futex_waitv_exit,
+		skel->progs.lavd_futex_wake_exit,
+	};
+	const int nr_futex = sizeof(futex_progs) / sizeof(futex_progs[0]);
+	for (int i = 0; i < nr_futex; i++)
+		bpf_program__set_autoload(futex_progs[i], !o->no_futex_boost);
+
 	if (lavd__load(skel)) {
 		fprintf(stderr, "scx_lavd: the kernel refused the BPF program (run with -v for the verifier log)\n");
 		goto out;
+	}
+	if (!o->no_futex_boost) {
+		int attached = 0;
+
+		for (int i = 0; i < nr_futex; i++) {
+			if (!bpf_program__attach(futex_progs[i]))
+				fprintf(stderr, "scx_lavd: note: %s not attached (%s): that futex call is not tracked\n",
+					bpf_program__name(futex_progs[i]), strerror(errno));
+			else
+				attached++;
+		}
+		if (!attached)
+			fprintf(stderr, "scx_lavd: note: no futex tracepoint: lock holders are not protected\n");
 	}
 	link = bpf_map__attach_struct_ops(skel->maps.lavd_ops);
 	if (!link) {

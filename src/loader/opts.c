@@ -17,7 +17,7 @@
 enum {
 	OPT_SLICE_MAX = 256, OPT_SLICE_MIN, OPT_PREEMPT_SHIFT, OPT_STATS, OPT_PARTIAL,
 	OPT_NO_SLICE_BOOST, OPT_NO_PREEMPTION, OPT_NO_WAKE_SYNC, OPT_NO_FUTEX_BOOST,
-	OPT_RUN_SECS, OPT_MONITOR,
+	OPT_RUN_SECS, OPT_MONITOR, OPT_PREEMPT_KICK,
 	/* accepted for compatibility, not implemented yet */
 	OPT_IGN_FLAG, OPT_IGN_VAL, OPT_IGN_PCT, OPT_IGN_US, OPT_IGN_OPTVAL,
 };
@@ -33,6 +33,7 @@ static const struct option long_opts[] = {
 	{ "no-wake-sync",	no_argument,	   0, OPT_NO_WAKE_SYNC },
 	{ "no-futex-boost",	no_argument,	   0, OPT_NO_FUTEX_BOOST },
 	{ "run-secs",		required_argument, 0, OPT_RUN_SECS },
+	{ "preempt-kick",	no_argument,	   0, OPT_PREEMPT_KICK },
 	{ "monitor",		required_argument, 0, OPT_MONITOR },
 	{ "verbose",		no_argument,	   0, 'v' },
 	{ "version",		no_argument,	   0, 'V' },
@@ -76,6 +77,8 @@ static void usage(FILE *f, const char *prog)
 "  --no-preemption        never shorten a running task's slice for a waking one\n"
 "  --no-wake-sync         ignore the sync-wakeup hint\n"
 "  --no-futex-boost       do not treat futex lock holders specially\n"
+"  --preempt-kick         preempt with an IPI (SCX_KICK_PREEMPT) instead of\n"
+"                         shortening the victim's slice (for comparison)\n"
 "  --run-secs N           unload after N seconds (for tests and demos)\n"
 "  -v, --verbose          more output (libbpf messages, exit dumps)\n"
 "  -V, --version          print the version and exit\n"
@@ -172,6 +175,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
 		case OPT_NO_PREEMPTION: o->no_preemption = true; break;
 		case OPT_NO_WAKE_SYNC: o->no_wake_sync = true; break;
 		case OPT_NO_FUTEX_BOOST: o->no_futex_boost = true; break;
+		case OPT_PREEMPT_KICK: o->preempt_kick = true; break;
 		case 'v': o->verbose = true; break;
 		case 'V':
 			printf("scx_lavd %s (C)\n", LAVD_VERSION);

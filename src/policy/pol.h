@@ -8,5 +8,6 @@
 #include "pol_deadline.h"
 #include "pol_sys.h"
 #include "pol_balance.h"
+#include "pol_preempt.h"
 
 #endif /* __POL_H */

@@ -26,7 +26,10 @@
 #define POL_DL_COMPETE_WINDOW_NS	((300ULL * POL_NSEC_PER_MSEC) >> 16)
 /* Largest lag credited or charged for a nice-0 task (scaled by 100/weight). */
 #define POL_TASK_LAG_MAX_NS		(500ULL * POL_NSEC_PER_MSEC)
-/* Penalty slope: a task a full lag_max ahead gets deadlines 1.5x as far. */
+/*
+ * Penalty slope: deadlines 1x as far for a task a full lag_max behind its
+ * peers, 1.5x level with them, 2x a full lag_max ahead.
+ */
 #define POL_LC_GREEDY_SHIFT		1
 
 /* Greed penalty state of one computation. */

@@ -14,7 +14,7 @@ enum diff_op {
 	OP_LOG2X, OP_MUL_SAT, OP_EWMA, OP_EWMA_ASYM, OP_FREQ, OP_LAT_CRI, OP_WAKE,
 	OP_TASK_CYCLE, OP_GREEDY, OP_DEADLINE, OP_CLOCK, OP_SLICE_TARGET, OP_THR,
 	OP_SYS_UPDATE, OP_TASK_SLICE, OP_STEALEE, OP_INVR, OP_NORM, OP_CTX_BOOST,
-	OP_TASK_INIT,
+	OP_TASK_INIT, OP_PREEMPT, OP_FUTEX,
 	NR_DIFF_OPS
 };
 
@@ -118,6 +118,20 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		break;
 	case OP_TASK_INIT:
 		pol_task_init(&c->t1, (in[0] & 1) ? &c->t2 : 0, in[1], in[2], in[3]);
+		break;
+	case OP_PREEMPT: {
+		struct pol_cpu_run a = { in[0], (u32)in[1], (u32)in[2] };
+		struct pol_cpu_run b = { in[3], (u32)in[4], (u32)in[5] };
+
+		out[0] = pol_can_preempt(&a, (u32)in[6], in[7], in[3], in[4]);
+		out[1] = pol_victim_better(&a, &b);
+		out[2] = pol_should_preempt((u32)in[1], in[4], in[5] & 1, &c->cfg);
+		out[3] = pol_est_stop(in[0], in[1], in[2]);
+		break;
+	}
+	case OP_FUTEX:
+		out[0] = pol_futex_classify(in[0], (s64)in[1]);
+		out[1] = pol_futex_classify(in[0] & 15, (s64)(in[1] & 3) - 1);
 		break;
 	default:
 		out[7] = POL_U64_MAX;

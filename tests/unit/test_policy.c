@@ -633,4 +633,90 @@ TEST(pick_stealee_ties_lower_index)
 	CHECK_EQ(pol_pick_stealee(d, 3, 0, 0), 1);
 }
 
+/* ---- pol_preempt.h ---- */
+
+static struct pol_cpu_run run(u32 lc, u64 stop, u32 flags)
+{
+	struct pol_cpu_run r = { .est_stop_ns = stop, .lat_cri = lc, .flags = flags };
+
+	return r;
+}
+
+TEST(can_preempt_rules)
+{
+	u64 now = 1000000, guard = 500000;
+	struct pol_cpu_run r = run(100, now + 4000000, POL_RUN_ACTIVE);
+
+	CHECK(pol_can_preempt(&r, 200, now + 100000, now, guard));
+	CHECK(!pol_can_preempt(&r, 100, now + 100000, now, guard));	/* not more critical */
+	CHECK(!pol_can_preempt(&r, 50, now + 100000, now, guard));
+	r.flags = 0;							/* idle / not ours */
+	CHECK(!pol_can_preempt(&r, 200, now + 100000, now, guard));
+	r.flags = POL_RUN_ACTIVE | POL_RUN_LOCK_HOLDER;			/* never a lock holder */
+	CHECK(!pol_can_preempt(&r, 4000, now + 100000, now, guard));
+	r.flags = POL_RUN_ACTIVE | POL_RUN_CLAIMED;			/* already taken */
+	CHECK(!pol_can_preempt(&r, 4000, now + 100000, now, guard));
+	r = run(100, now + guard, POL_RUN_ACTIVE);			/* near its end */
+	CHECK(!pol_can_preempt(&r, 200, now + 1, now, guard));
+	r = run(100, now + 2000000, POL_RUN_ACTIVE);			/* done before us */
+	CHECK(!pol_can_preempt(&r, 200, now + 3000000, now, guard));
+	/* at the end of time the guard saturates: conservative, no preemption */
+	r = run(100, POL_U64_MAX, POL_RUN_ACTIVE);
+	CHECK(!pol_can_preempt(&r, 200, POL_U64_MAX - 1, POL_U64_MAX - 10, guard));
+	CHECK(pol_can_preempt(&r, 200, POL_U64_MAX - 1, 0, guard));
+}
+
+TEST(victim_is_the_weaker_one)
+{
+	/* Upstream's O1: of two candidates take the less critical one. */
+	struct pol_cpu_run a = run(100, 5000, POL_RUN_ACTIVE), b = run(300, 9000, POL_RUN_ACTIVE);
+
+	CHECK(pol_victim_better(&a, &b));
+	CHECK(!pol_victim_better(&b, &a));
+	/* same criticality: the one that would run longer */
+	b.lat_cri = 100;
+	CHECK(pol_victim_better(&b, &a));
+	CHECK(!pol_victim_better(&a, &b));
+	CHECK(!pol_victim_better(&a, &a));
+}
+
+TEST(should_preempt)
+{
+	struct pol_cfg c = cfg_dfl();
+
+	CHECK(pol_should_preempt(1000, 900, false, &c));
+	CHECK(pol_should_preempt(900, 900, false, &c));
+	CHECK(!pol_should_preempt(899, 900, false, &c));
+	CHECK(!pol_should_preempt(1000, 900, true, &c));	/* greedy */
+	CHECK(!pol_should_preempt(0, 0, false, &c));
+	c.flags |= POL_CFG_NO_PREEMPTION;
+	CHECK(!pol_should_preempt(1000, 900, false, &c));
+}
+
+TEST(est_stop)
+{
+	CHECK_EQ(pol_est_stop(100, 50, 200), 150);
+	CHECK_EQ(pol_est_stop(100, 500, 200), 300);
+	CHECK_EQ(pol_est_stop(POL_U64_MAX - 1, 500, 200), POL_U64_MAX);
+}
+
+TEST(futex_classify)
+{
+	CHECK_EQ(pol_futex_classify(POL_FUTEX_WAIT, 0), POL_FUTEX_ACQUIRE);
+	CHECK_EQ(pol_futex_classify(POL_FUTEX_WAIT | 128, 0), POL_FUTEX_ACQUIRE); /* PRIVATE */
+	CHECK_EQ(pol_futex_classify(POL_FUTEX_WAIT, -11), POL_FUTEX_NONE);	 /* EAGAIN */
+	CHECK_EQ(pol_futex_classify(POL_FUTEX_WAIT_BITSET | 256, 0), POL_FUTEX_ACQUIRE);
+	CHECK_EQ(pol_futex_classify(POL_FUTEX_LOCK_PI, 0), POL_FUTEX_ACQUIRE);
+	CHECK_EQ(pol_futex_classify(POL_FUTEX_LOCK_PI2, -4), POL_FUTEX_NONE);
+	CHECK_EQ(pol_futex_classify(POL_FUTEX_TRYLOCK_PI, 0), POL_FUTEX_ACQUIRE);
+	CHECK_EQ(pol_futex_classify(POL_FUTEX_WAKE, 3), POL_FUTEX_RELEASE);
+	CHECK_EQ(pol_futex_classify(POL_FUTEX_WAKE, 0), POL_FUTEX_RELEASE);
+	CHECK_EQ(pol_futex_classify(POL_FUTEX_WAKE, -14), POL_FUTEX_NONE);
+	CHECK_EQ(pol_futex_classify(POL_FUTEX_WAKE_OP, 1), POL_FUTEX_RELEASE);
+	CHECK_EQ(pol_futex_classify(POL_FUTEX_UNLOCK_PI, 0), POL_FUTEX_RELEASE);
+	CHECK_EQ(pol_futex_classify(POL_FUTEX_UNLOCK_PI, -1), POL_FUTEX_NONE);
+	CHECK_EQ(pol_futex_classify(12, 0), POL_FUTEX_NONE);
+	CHECK_EQ(pol_futex_classify(POL_U64_MAX, 0), POL_FUTEX_NONE);
+}
+
 HARNESS_MAIN("unit")

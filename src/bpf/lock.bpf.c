@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lock.bpf.c - user-space lock holders, seen through futex system calls.
+ *
+ * A task that got a lock (its futex wait returned 0) is not preempted and,
+ * if its slice runs out while it still holds it, gets one refill so it can
+ * release the lock before others pile up behind it. Waking waiters is a
+ * release. The op in flight is kept per task (upstream keeps it per CPU,
+ * where a blocking wait that returns on another CPU, or another task's
+ * call, overwrites it: observation O11). The state lives in task storage and
+ * ends with the run (ops.stopping), so nothing leaks when a task dies or a
+ * call fails.
+ *
+ * These are tracepoint programs, loaded only without --no-futex-boost; the
+ * loader attaches those the kernel has and goes on without the others.
+ */
+
+struct sys_enter_args {
+	unsigned long long pad;
+	long id;
+	unsigned long args[6];
+};
+
+struct sys_exit_args {
+	unsigned long long pad;
+	long id;
+	long ret;
+};
+
+static __always_inline void futex_event(enum pol_futex_event ev)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct task_ctx *tc = get_task_ctx(cur);
+	struct cpu_ctx *cc = get_cpu_ctx(bpf_get_smp_processor_id());
+
+	if (!tc || ev == POL_FUTEX_NONE)
+		return;
+	if (ev == POL_FUTEX_ACQUIRE) {
+		tc->lock_holder = 1;
+		if (cc) {
+			cc->tot_lock_acquire++;
+			/* It is running here now: protect it from preemption at once. */
+			__sync_fetch_and_or(&cc->run_flags, POL_RUN_LOCK_HOLDER);
+		}
+	} else {
+		tc->lock_holder = 0;
+		if (cc)
+			__sync_fetch_and_and(&cc->run_flags, ~(u32)POL_RUN_LOCK_HOLDER);
+	}
+}
+
+SEC("?tracepoint/syscalls/sys_enter_futex")
+int lavd_futex_enter(struct sys_enter_args *ctx)
+{
+	struct task_ctx *tc = get_task_ctx(bpf_get_current_task_btf());
+
+	if (tc)
+		tc->futex_op = (u32)(ctx->args[1] & POL_FUTEX_CMD_MASK) + 1;
+	return 0;
+}
+
+SEC("?tracepoint/syscalls/sys_exit_futex")
+int lavd_futex_exit(struct sys_exit_args *ctx)
+{
+	struct task_ctx *tc = get_task_ctx(bpf_get_current_task_btf());
+	u32 op;
+
+	if (!tc || !tc->futex_op)
+		return 0;
+	op = tc->futex_op - 1;
+	tc->futex_op = 0;
+	futex_event(pol_futex_classify(op, ctx->ret));
+	return 0;
+}
+
+/* futex_wait(2), futex_waitv(2), futex_wake(2): the newer single-purpose calls. */
+SEC("?tracepoint/syscalls/sys_exit_futex_wait")
+int lavd_futex_wait_exit(struct sys_exit_args *ctx)
+{
+	futex_event(ctx->ret == 0 ? POL_FUTEX_ACQUIRE : POL_FUTEX_NONE);
+	return 0;
+}
+
+SEC("?tracepoint/syscalls/sys_exit_futex_waitv")
+int lavd_futex_waitv_exit(struct sys_exit_args *ctx)
+{
+	futex_event(ctx->ret >= 0 ? POL_FUTEX_ACQUIRE : POL_FUTEX_NONE);
+	return 0;
+}
+
+SEC("?tracepoint/syscalls/sys_exit_futex_wake")
+int lavd_futex_wake_exit(struct sys_exit_args *ctx)
+{
+	futex_event(ctx->ret >= 0 ? POL_FUTEX_RELEASE : POL_FUTEX_NONE);
+	return 0;
+}
+
+/*
+ * In ops.dispatch: prev's slice ran out while it holds a lock. Refill it
+ * once and keep it running. Returns true if it did.
+ */
+static __always_inline bool keep_lock_holder(struct task_struct *prev, struct cpu_ctx *cc)
+{
+	struct task_ctx *tc;
+
+	if (!prev || (pol_flags & POL_CFG_NO_FUTEX_BOOST) || !(prev->scx.flags & SCX_TASK_QUEUED))
+		return false;
+	tc = get_task_ctx(prev);
+	if (!tc || !tc->lock_holder || tc->lock_refilled)
+		return false;
+	tc->lock_refilled = 1;
+	lavd_set_slice(prev, READ_ONCE(sys.slice_ns));
+	if (cc)
+		cc->tot_lock_boost++;
+	return true;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * preempt.bpf.c - making room for a waking critical task.
+ *
+ * Called after a task was queued without an idle CPU. Candidates are the
+ * task's previous CPU and two random CPUs of its LLC (power of two choices:
+ * cheap and close to the best); the victim is chosen by the policy
+ * (src/policy/pol_preempt.h). By default the victim's running task gets a
+ * 1 ns slice, so it yields at its next scheduling point (tick or syscall)
+ * without an IPI; --preempt-kick sends SCX_KICK_PREEMPT instead.
+ */
+
+static __always_inline bool read_run(s32 cpu, struct pol_cpu_run *r)
+{
+	struct cpu_ctx *cc = get_cpu_ctx(cpu);
+
+	if (!cc || !cpu_is_known(cpu))
+		return false;
+	r->est_stop_ns = READ_ONCE(cc->est_stop_ns);
+	r->lat_cri = READ_ONCE(cc->running_lat_cri);
+	r->flags = READ_ONCE(cc->run_flags);
+	return true;
+}
+
+static void try_preempt(struct task_struct *p, struct task_ctx *tc, s32 prev_cpu)
+{
+	struct pol_cfg cfg = lavd_cfg();
+	struct pol_cpu_run best_run = {}, r;
+	struct bpf_cpumask *tmp, *llc;
+	struct task_struct *curr;
+	struct cpu_ctx *vc, *cc;
+	u64 now, new_stop;
+	s32 best = -1, cand;
+	int i;
+
+	if (!pol_should_preempt(tc->st.lat_cri, READ_ONCE(sys.thr_lat_cri), tc->greedy, &cfg))
+		return;
+	now = lavd_now();
+	new_stop = pol_est_stop(now, tc->st.avg_runtime_ns, READ_ONCE(sys.slice_ns));
+
+	tmp = cpu_tmp_mask(bpf_get_smp_processor_id());
+	llc = llc_mask(cpu_to_llc(prev_cpu));
+	if (!tmp || !llc)
+		return;
+	bpf_cpumask_and(tmp, (const struct cpumask *)llc, p->cpus_ptr);
+
+	for (i = 0; i < 3; i++) {
+		if (i == 0) {
+			cand = prev_cpu;
+			if (!bpf_cpumask_test_cpu(cand, (const struct cpumask *)tmp))
+				continue;
+		} else {
+			cand = bpf_cpumask_any_distribute((const struct cpumask *)tmp);
+			if (cand >= nr_cpu_ids_cfg || cand == best)
+				continue;
+		}
+		if (!read_run(cand, &r))
+			continue;
+		if (!pol_can_preempt(&r, tc->st.lat_cri, new_stop, now, slice_min_ns))
+			continue;
+		if (best < 0 || pol_victim_better(&r, &best_run)) {
+			best = cand;
+			best_run = r;
+		}
+	}
+	if (best < 0)
+		return;
+	vc = get_cpu_ctx(best);
+	/* Claim it: one waker per victim, and never a CPU whose task changed since. */
+	if (!vc || !__sync_bool_compare_and_swap(&vc->run_flags, best_run.flags,
+						 best_run.flags | POL_RUN_CLAIMED))
+		return;
+	if (preempt_kick) {
+		scx_bpf_kick_cpu(best, SCX_KICK_PREEMPT);
+	} else {
+		bpf_rcu_read_lock();
+		curr = scx_bpf_cpu_curr(best);
+		/* 1, not 0: the kernel treats a zero slice as "refill to the default". */
+		if (curr)
+			lavd_set_slice(curr, 1);
+		bpf_rcu_read_unlock();
+	}
+	cc = get_cpu_ctx(bpf_get_smp_processor_id());
+	if (cc)
+		cc->tot_preempt++;
+}

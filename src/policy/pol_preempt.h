@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pol_preempt.h - choosing a CPU to preempt for a waking critical task.
+ *
+ * When a latency-critical task wakes and no idle CPU fits, the CPU running
+ * the least critical task in the waker's LLC is asked to switch early: its
+ * task's slice is shortened so it yields at its next scheduling point. We
+ * never pick a CPU that is idle or runs something that is not ours, whose
+ * task is about to stop anyway, that runs a task at least as critical, or
+ * that runs a user-space lock holder (preempting those convoys the lock).
+ *
+ * Upstream compares two random candidates and keeps, in places, the *more*
+ * critical one (observation O1 of the reference): the intent, and what is
+ * done here, is to preempt the weaker of the two: lower criticality first,
+ * then the one that would run longer.
+ */
+#ifndef __POL_PREEMPT_H
+#define __POL_PREEMPT_H
+
+#include "pol_base.h"
+#include "pol_sys.h"
+
+/* What a CPU runs now, as published at ops.running. */
+enum pol_run_flags {
+	POL_RUN_ACTIVE		= 1 << 0, /* one of our tasks is running */
+	POL_RUN_LOCK_HOLDER	= 1 << 1, /* ... and it holds a user-space lock */
+	POL_RUN_CLAIMED		= 1 << 2, /* another waker already preempts it */
+};
+
+struct pol_cpu_run {
+	u64 est_stop_ns;	/* when its task is expected to stop */
+	u32 lat_cri;		/* criticality of its task */
+	u32 flags;		/* enum pol_run_flags */
+};
+
+/* When a task starting now is expected to stop: its usual run, at most its slice. */
+POL_FN u64 pol_est_stop(u64 now_ns, u64 avg_runtime_ns, u64 slice_ns)
+{
+	return pol_add_sat(now_ns, pol_min(avg_runtime_ns, slice_ns));
+}
+
+/*
+ * May a newcomer with criticality lat_cri, expected to stop at new_stop_ns,
+ * preempt CPU c? guard_ns: a task due to stop within that is left alone.
+ */
+POL_FN bool pol_can_preempt(const struct pol_cpu_run *c, u32 lat_cri, u64 new_stop_ns,
+			    u64 now_ns, u64 guard_ns)
+{
+	if ((c->flags & (POL_RUN_ACTIVE | POL_RUN_LOCK_HOLDER | POL_RUN_CLAIMED)) !=
+	    POL_RUN_ACTIVE)
+		return false;
+	if (lat_cri <= c->lat_cri)
+		return false;
+	/* About to stop anyway: preempting gains nothing and costs a switch. */
+	if (c->est_stop_ns <= pol_add_sat(now_ns, guard_ns))
+		return false;
+	/* It would be done before the newcomer: let it finish. */
+	return new_stop_ns < c->est_stop_ns;
+}
+
+/* Is a a better victim than b? Less critical first, then the longer to run. */
+POL_FN bool pol_victim_better(const struct pol_cpu_run *a, const struct pol_cpu_run *b)
+{
+	if (a->lat_cri != b->lat_cri)
+		return a->lat_cri < b->lat_cri;
+	return a->est_stop_ns > b->est_stop_ns;
+}
+
+/* Should a waking task look for a victim at all? */
+POL_FN bool pol_should_preempt(u32 lat_cri, u64 thr_lat_cri, bool greedy, const struct pol_cfg *c)
+{
+	if (c->flags & POL_CFG_NO_PREEMPTION)
+		return false;
+	return !greedy && lat_cri >= thr_lat_cri && lat_cri > 0;
+}
+
+/*
+ * User-space locks, seen through futex system calls. Returning 0 from a
+ * wait (or a PI lock) means the task was handed the lock it waited for;
+ * waking waiters means it is giving one up. Uncontended locks never enter
+ * the kernel and are not seen: an approximation, as upstream's.
+ */
+enum pol_futex_event { POL_FUTEX_NONE, POL_FUTEX_ACQUIRE, POL_FUTEX_RELEASE };
+
+/* futex(2) command numbers (include/uapi/linux/futex.h), without the flag bits. */
+#define POL_FUTEX_WAIT		0
+#define POL_FUTEX_WAKE		1
+#define POL_FUTEX_REQUEUE	3
+#define POL_FUTEX_CMP_REQUEUE	4
+#define POL_FUTEX_WAKE_OP	5
+#define POL_FUTEX_LOCK_PI	6
+#define POL_FUTEX_UNLOCK_PI	7
+#define POL_FUTEX_TRYLOCK_PI	8
+#define POL_FUTEX_WAIT_BITSET	9
+#define POL_FUTEX_WAKE_BITSET	10
+#define POL_FUTEX_WAIT_REQUEUE_PI 11
+#define POL_FUTEX_LOCK_PI2	13
+#define POL_FUTEX_CMD_MASK	0x7f	/* strips FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
+
+/* Classify a finished futex(2) call: op as passed, ret as returned. */
+POL_FN enum pol_futex_event pol_futex_classify(u64 op, s64 ret)
+{
+	switch (op & POL_FUTEX_CMD_MASK) {
+	case POL_FUTEX_WAIT:
+	case POL_FUTEX_WAIT_BITSET:
+	case POL_FUTEX_WAIT_REQUEUE_PI:
+	case POL_FUTEX_LOCK_PI:
+	case POL_FUTEX_LOCK_PI2:
+	case POL_FUTEX_TRYLOCK_PI:
+		return ret == 0 ? POL_FUTEX_ACQUIRE : POL_FUTEX_NONE;
+	case POL_FUTEX_WAKE:
+	case POL_FUTEX_WAKE_BITSET:
+	case POL_FUTEX_WAKE_OP:
+	case POL_FUTEX_REQUEUE:
+	case POL_FUTEX_CMP_REQUEUE:
+		/* Upstream is inconsistent here (ret >= 0 vs > 0, O11): a wake of nobody releases too. */
+		return ret >= 0 ? POL_FUTEX_RELEASE : POL_FUTEX_NONE;
+	case POL_FUTEX_UNLOCK_PI:
+		return ret == 0 ? POL_FUTEX_RELEASE : POL_FUTEX_NONE;
+	default:
+		return POL_FUTEX_NONE;
+	}
+}
+
+#endif /* __POL_PREEMPT_H */
