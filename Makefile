@@ -4,6 +4,7 @@
 #   make run        run it: on this host if it has sched_ext, else in a VM
 #   make test       set up, build and run every test tier
 #   make setup      install what the build and the VM need (apt, kernels)
+#   make bench      LAVD vs EEVDF in the VM, docs/benchmarks.md
 
 O         ?= build
 CLANG     ?= clang-19
@@ -23,7 +24,7 @@ LOADER_SRCS := src/loader/main.c src/loader/opts.c src/loader/topo.c
 LOADER_HDRS := $(wildcard src/loader/*.h) src/common/intf.h $(POLICY_HDRS)
 
 .PHONY: all setup run test test-unit test-bpf test-diff test-vm test-loader clean
-all: $(O)/scx_lavd $(O)/vm-bin/wakechain
+all: $(O)/scx_lavd $(O)/vm-bin/wakechain $(O)/vm-bin/lavd-schbench
 
 setup:
 	@tools/setup.sh
@@ -50,6 +51,15 @@ $(O)/scx_lavd: $(LOADER_SRCS) $(LOADER_HDRS) $(O)/lavd.skel.h
 $(O)/vm-bin/wakechain: tools/bench/wakechain.c
 	@mkdir -p $(O)/vm-bin
 	$(CC) -O2 -Wall -Wextra -Werror -static -pthread -o $@ $<
+
+$(O)/vm-bin/lavd-schbench: tools/bench/schbench.c
+	@mkdir -p $(O)/vm-bin
+	$(CC) -O2 -Wall -Wextra -Werror -static -pthread -o $@ $<
+
+# Benchmarks against EEVDF in the VM (not a test: never fails on a slow machine).
+.PHONY: bench
+bench: all
+	@tests/bench/run.sh
 
 include tests/tests.mk
 include sim/sim.mk

@@ -21,7 +21,7 @@ s32 BPF_STRUCT_OPS(lavd_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wak
 	if ((wake_flags & SCX_WAKE_SYNC) && !(pol_flags & POL_CFG_NO_WAKE_SYNC))
 		tc->ctx |= POL_CTX_SYNC_WAKEUP;
 
-	cpu = pick_idle_cpu(p, allowed_cpu(p, prev_cpu), &is_idle);
+	cpu = pick_idle_cpu(p, tc, allowed_cpu(p, prev_cpu), &is_idle);
 	if (is_idle) {
 		/* Direct dispatch; the slice is set for real at ops.running. */
 		task_update_deadline(p, tc);
@@ -56,12 +56,24 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 	 * or a wakeup that skipped it): look for an idle CPU now.
 	 */
 	if (!(enq_flags & SCX_ENQ_CPU_SELECTED))
-		cpu = pick_idle_cpu(p, cpu, &is_idle);
+		cpu = pick_idle_cpu(p, tc, cpu, &is_idle);
 
 	/*
 	 * A task that can only run on one CPU would block the LLC queue for
 	 * nobody else can take it: give it to that CPU's local queue.
 	 */
+	/* Waiting for its warm CPU (select_cpu decided): that CPU's local queue. */
+	if (tc->warm_wait && (enq_flags & SCX_ENQ_CPU_SELECTED) && !is_idle) {
+		struct cpu_ctx *cc = get_cpu_ctx(bpf_get_smp_processor_id());
+
+		tc->warm_wait = 0;
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
+		if (cc)
+			cc->tot_warm_wait++;
+		return;
+	}
+	tc->warm_wait = 0;
+
 	if (is_pinned(p) || is_idle) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
@@ -82,6 +94,22 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 	scx_bpf_dsq_insert_vtime(p, LLC_DSQ(llc), slice, tc->vdeadline, enq_flags);
 	if (!kick_idle_in_llc(p, llc))
 		try_preempt(p, tc, cpu);
+}
+
+/* Idle time per CPU, for turbulence (built-in idle tracking is kept: KEEP_BUILTIN_IDLE). */
+void BPF_STRUCT_OPS(lavd_update_idle, s32 cpu, bool idle)
+{
+	struct cpu_ctx *cc = get_cpu_ctx(cpu);
+	u64 now = lavd_now();
+
+	if (!cc)
+		return;
+	if (idle) {
+		cc->idle_since_ns = now;
+	} else if (cc->idle_since_ns) {
+		cc->idle_ns += pol_sub_sat(now, cc->idle_since_ns);
+		cc->idle_since_ns = 0;
+	}
 }
 
 void BPF_STRUCT_OPS(lavd_dequeue, struct task_struct *p, u64 deq_flags)

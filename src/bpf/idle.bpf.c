@@ -7,10 +7,14 @@
  *      contention);
  *   2. a fully idle core in the previous CPU's LLC;
  *   3. the previous CPU if idle (its SMT sibling may be busy);
+ *   (with --warm-cpu-us: wait for the busy previous CPU if it is warm and
+ *   the wait short, see warm_wait_ok)
  *   4. any idle CPU in the previous CPU's LLC;
  *   5. a fully idle core elsewhere, then any idle CPU elsewhere.
  * A CPU returned "idle" has been claimed (test-and-clear), so two wakers
- * cannot both pick it.
+ * cannot both pick it. A task more critical than average first looks for
+ * an idle *steady* CPU in the LLC (pol_cpu.h): one that interrupts and RT
+ * tasks do not keep disturbing.
  */
 
 static __always_inline bool claim_cpu(s32 cpu)
@@ -28,18 +32,61 @@ static __always_inline bool core_idle(s32 cpu)
 }
 
 /*
+ * --warm-cpu-us: a task that is not critical, whose previous CPU is busy but
+ * still warm with its data, may wait for it if the wait is expected to be
+ * short (pol_warm_wait_ok) rather than start cold on an idle CPU.
+ */
+static __always_inline bool warm_wait_ok(struct task_ctx *tc, s32 prev_cpu)
+{
+	struct cpu_ctx *pc;
+	u64 now, wait;
+	s32 n;
+
+	if (!warm_cpu_ns || tc->st.lat_cri >= READ_ONCE(sys.thr_lat_cri))
+		return false;
+	pc = get_cpu_ctx(prev_cpu);
+	if (!pc)
+		return false;
+	now = lavd_now();
+	n = scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | prev_cpu);
+	wait = pol_sub_sat(READ_ONCE(pc->est_stop_ns), now) +
+	       (n > 0 ? (u64)n : 0) * READ_ONCE(sys.slice_ns);
+	return pol_warm_wait_ok(pol_warmth_now(&tc->warm, prev_cpu, now), wait, warm_cpu_ns);
+}
+
+/*
  * Returns the CPU to use; *is_idle tells whether it was claimed idle.
  * prev_cpu must be a CPU the task may run on.
  */
-static s32 pick_idle_cpu(struct task_struct *p, s32 prev_cpu, bool *is_idle)
+static s32 pick_idle_cpu(struct task_struct *p, struct task_ctx *tc, s32 prev_cpu, bool *is_idle)
 {
-	struct bpf_cpumask *tmp, *llc;
+	bool want_steady = pol_wants_steady(tc->st.lat_cri, READ_ONCE(sys.avg_lat_cri));
+	struct bpf_cpumask *tmp, *llc, *steady;
 	s32 cpu, this = bpf_get_smp_processor_id();
 
 	*is_idle = false;
+	tc->warm_wait = 0;
 	if (is_pinned(p) || p->migration_disabled) {
 		*is_idle = claim_cpu(prev_cpu);
 		return prev_cpu;
+	}
+
+	tmp = cpu_tmp_mask(this);
+	llc = llc_mask(cpu_to_llc(prev_cpu));
+	steady = steady_mask();
+	if (want_steady && tmp && llc && steady) {
+		bpf_cpumask_and(tmp, (const struct cpumask *)llc, p->cpus_ptr);
+		bpf_cpumask_and(tmp, (const struct cpumask *)tmp, (const struct cpumask *)steady);
+		if (bpf_cpumask_test_cpu(prev_cpu, (const struct cpumask *)tmp) &&
+		    claim_cpu(prev_cpu)) {
+			*is_idle = true;
+			return prev_cpu;
+		}
+		cpu = scx_bpf_pick_idle_cpu((const struct cpumask *)tmp, 0);
+		if (cpu >= 0) {
+			*is_idle = true;
+			return cpu;
+		}
 	}
 
 	if (smt_on && core_idle(prev_cpu) && claim_cpu(prev_cpu)) {
@@ -47,8 +94,6 @@ static s32 pick_idle_cpu(struct task_struct *p, s32 prev_cpu, bool *is_idle)
 		return prev_cpu;
 	}
 
-	tmp = cpu_tmp_mask(this);
-	llc = llc_mask(cpu_to_llc(prev_cpu));
 	if (tmp && llc) {
 		bpf_cpumask_and(tmp, (const struct cpumask *)llc, p->cpus_ptr);
 		if (smt_on) {
@@ -60,6 +105,10 @@ static s32 pick_idle_cpu(struct task_struct *p, s32 prev_cpu, bool *is_idle)
 		}
 		if (claim_cpu(prev_cpu)) {
 			*is_idle = true;
+			return prev_cpu;
+		}
+		if (warm_wait_ok(tc, prev_cpu)) {
+			tc->warm_wait = 1;
 			return prev_cpu;
 		}
 		cpu = scx_bpf_pick_idle_cpu((const struct cpumask *)tmp, 0);

@@ -26,7 +26,7 @@
  * It is a single translation unit because bpftool cannot link objects that
  * repeat kfunc declarations.
  *
- * Not built yet (see README): turbulent CPUs, cache warmth, core
+ * Not built yet (see README): cache warmth, core
  * compaction and power modes, cpufreq, cgroup bandwidth.
  */
 #include "lavd.bpf.h"
@@ -71,8 +71,26 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(lavd_init)
 			bpf_cpumask_release(m);
 	}
 
+	{
+		struct bpf_cpumask *m;
+		struct llc_mask_val *v;
+		u32 key = 0;
+
+		v = bpf_map_lookup_elem(&steady_mask_map, &key);
+		m = bpf_cpumask_create();
+		if (!v || !m) {
+			if (m)
+				bpf_cpumask_release(m);
+			scx_bpf_error("no memory for the steady mask");
+			return -12;
+		}
+		m = bpf_kptr_xchg(&v->mask, m);
+		if (m)
+			bpf_cpumask_release(m);
+	}
+
 	bpf_for(cpu, 0, LAVD_MAX_CPUS) {
-		struct bpf_cpumask *m, *lm;
+		struct bpf_cpumask *m, *lm, *sm;
 		struct cpu_mask_val *v;
 		u32 key = cpu;
 
@@ -97,6 +115,9 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(lavd_init)
 		lm = llc_mask(llc);
 		if (lm)
 			bpf_cpumask_set_cpu(cpu, lm);
+		sm = steady_mask();
+		if (sm)
+			bpf_cpumask_set_cpu(cpu, sm);
 		bpf_rcu_read_unlock();
 		if (llc_dom(llc))
 			llc_dom(llc)->nr_cpus++;
@@ -115,6 +136,7 @@ struct sched_ext_ops lavd_ops = {
 	.select_cpu	= (void *)lavd_select_cpu,
 	.enqueue	= (void *)lavd_enqueue,
 	.dequeue	= (void *)lavd_dequeue,
+	.update_idle	= (void *)lavd_update_idle,
 	.dispatch	= (void *)lavd_dispatch,
 	.runnable	= (void *)lavd_runnable,
 	.running	= (void *)lavd_running,

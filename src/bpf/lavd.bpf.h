@@ -28,6 +28,9 @@ struct task_ctx {
 	u8 lock_holder;		/* holds a user-space lock (futex), this run */
 	u8 lock_refilled;	/* its slice was refilled once for the lock */
 	u32 futex_op;		/* futex(2) op in flight + 1, 0 if none */
+	u8 warm_wait;		/* select_cpu chose to wait for the warm prev CPU */
+	u64 exec_at_running;	/* p->se.sum_exec_runtime at ops.running */
+	struct pol_warmth warm;
 };
 
 /* Scratch and per-LLC cpumasks live in maps (kptrs cannot be plain globals). */
@@ -59,6 +62,14 @@ struct {
 	__type(value, struct llc_mask_val);
 } llc_masks SEC(".maps");
 
+/* CPUs not turbulent (pol_cpu.h), rebuilt by the statistics timer. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct llc_mask_val);
+} steady_mask_map SEC(".maps");
+
 struct stat_timer {
 	struct bpf_timer timer;
 };
@@ -81,7 +92,8 @@ const volatile u64 slice_max_ns = POL_SLICE_MAX_NS_DFL;
 const volatile u32 preempt_shift = POL_PREEMPT_SHIFT_DFL;
 const volatile u32 pol_flags;			/* enum pol_cfg_flags */
 const volatile u32 verbose;
-const volatile u8 preempt_kick;			/* preempt with an IPI, not a shorter slice */
+const volatile u8 preempt_kick;
+const volatile u64 warm_cpu_ns;			/* --warm-cpu-us: wait budget for a warm CPU, 0 = off */			/* preempt with an IPI, not a shorter slice */
 
 /* State. */
 struct cpu_ctx cpu_ctxs[LAVD_MAX_CPUS];
@@ -160,6 +172,14 @@ static __always_inline struct bpf_cpumask *llc_mask(s32 llc)
 {
 	u32 key = llc;
 	struct llc_mask_val *v = bpf_map_lookup_elem(&llc_masks, &key);
+
+	return v ? v->mask : NULL;
+}
+
+static __always_inline struct bpf_cpumask *steady_mask(void)
+{
+	u32 key = 0;
+	struct llc_mask_val *v = bpf_map_lookup_elem(&steady_mask_map, &key);
 
 	return v ? v->mask : NULL;
 }

@@ -45,6 +45,39 @@ __noinline int lavd_revoke_boost(s32 cpu, int llc_waiting)
 	return 1;
 }
 
+/* Fold a CPU's lost time into its turbulence and the steady mask. */
+__noinline int lavd_update_turbulence(s32 cpu)
+{
+	struct cpu_ctx *cc = get_cpu_ctx(cpu);
+	struct bpf_cpumask *steady;
+	u64 idle, since, now = cur_now;
+
+	if (!cc)
+		return 0;
+	idle = cc->idle_ns;
+	since = READ_ONCE(cc->idle_since_ns);
+	/* Idle now: count up to now and start the next interval from now. */
+	if (since && now > since) {
+		idle += now - since;
+		__sync_bool_compare_and_swap(&cc->idle_since_ns, since, now);
+	}
+	cc->idle_ns = 0;
+	cc->lost_avg = pol_lost_avg(cc->lost_avg,
+				    pol_lost_util(cur_sample.interval_ns, idle, cc->busy_ns));
+	cc->turbulent = pol_is_turbulent(cc->lost_avg);
+
+	bpf_rcu_read_lock();
+	steady = steady_mask();
+	if (steady) {
+		if (cc->turbulent)
+			bpf_cpumask_clear_cpu(cpu, steady);
+		else
+			bpf_cpumask_set_cpu(cpu, steady);
+	}
+	bpf_rcu_read_unlock();
+	return cc->turbulent;
+}
+
 /* Collect and reset the per-CPU interval counters into cur_sample. */
 __noinline int lavd_collect_cpus(void)
 {
@@ -65,6 +98,13 @@ __noinline int lavd_collect_cpus(void)
 		if (n > 0)
 			x->nr_queued += n;
 
+		if (lavd_update_turbulence(cpu)) {
+			t->nr_turbulent++;
+			if (cpu < 64)
+				t->turbulent_mask |= 1ULL << cpu;
+		}
+		t->nr_turb_place += cc->tot_turb_place;
+		t->nr_warm_wait += cc->tot_warm_wait;
 		x->busy_ns += cc->busy_ns;
 		x->nr_sched += cc->nr_sched;
 		x->sum_lat_cri += cc->sum_lat_cri;
@@ -112,6 +152,10 @@ __noinline int lavd_fold_stats(void)
 	stats.nr_revoke = t->nr_revoke;
 	stats.nr_lock_boost = t->nr_lock_boost;
 	stats.nr_lock_acquire = t->nr_lock_acquire;
+	stats.nr_turbulent = t->nr_turbulent;
+	stats.nr_warm_wait = t->nr_warm_wait;
+	stats.nr_turb_place = t->nr_turb_place;
+	stats.turbulent_mask = t->turbulent_mask;
 	stats.max_wait_ns = t->max_wait_ns;
 	/* The loader reads and resets this once per report: keep the max. */
 	stats.cur_max_wait_ns = pol_max(stats.cur_max_wait_ns, t->cur_max_wait_ns);

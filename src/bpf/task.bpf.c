@@ -51,7 +51,8 @@ static __always_inline void task_update_deadline(struct task_struct *p, struct t
 		     POL_CTX_LOCK_BOOST);
 	g = pol_greedy_penalty(&tc->st, READ_ONCE(sys.avg_svc_wgt_ns), weight);
 	tc->greedy = g.greedy;
-	delta = pol_deadline_delta(tc->st.acc_runtime_ns, g.penalty, lc, slice_max_ns);
+	delta = pol_weight_scale(pol_deadline_delta(tc->st.acc_runtime_ns, g.penalty, lc,
+						    slice_max_ns), weight);
 	window = pol_compete_window(READ_ONCE(sys.nr_active), READ_ONCE(sys.nr_queued));
 	tc->vdeadline = pol_vdeadline(READ_ONCE(logical_clk), delta, window);
 }
@@ -162,6 +163,7 @@ void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
 
 	pol_task_on_running(&tc->st, now);
 	tc->exec_at_account = p->se.sum_exec_runtime;
+	tc->exec_at_running = tc->exec_at_account;
 	tc->ctx &= ~(POL_CTX_WAKEUP | POL_CTX_SYNC_WAKEUP);
 
 	/*
@@ -191,6 +193,8 @@ void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
 		cc->tot_lat_cri++;
 	}
 	cc->sum_svc_wgt_ns += tc->st.svc_wgt_ns;
+	if (cc->turbulent && pol_wants_steady(tc->st.lat_cri, READ_ONCE(sys.avg_lat_cri)))
+		cc->tot_turb_place++;
 }
 
 void BPF_STRUCT_OPS(lavd_tick, struct task_struct *p)
@@ -214,6 +218,8 @@ void BPF_STRUCT_OPS(lavd_stopping, struct task_struct *p, bool runnable)
 
 	task_account(p, tc, cc, cpu);
 	pol_task_on_stopping(&tc->st);
+	pol_warmth_on_stop(&tc->warm, cpu, pol_sub_sat(p->se.sum_exec_runtime, tc->exec_at_running),
+			   lavd_now());
 	if (cc) {
 		cc->running_boosted = 0;
 		cc->run_flags = 0;
@@ -275,6 +281,11 @@ s32 BPF_STRUCT_OPS(lavd_init_task, struct task_struct *p, struct scx_init_task_a
 	tc->lock_holder = 0;
 	tc->lock_refilled = 0;
 	tc->futex_op = 0;
+	tc->warm_wait = 0;
+	tc->exec_at_running = tc->exec_at_account;
+	tc->warm.heat = 0;
+	tc->warm.last_stop_ns = now;
+	tc->warm.cpu = -1;
 	__sync_fetch_and_add(&nr_tasks, 1);
 	return 0;
 }

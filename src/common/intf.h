@@ -27,6 +27,10 @@ struct lavd_stats {
 	unsigned long long nr_revoke;		/* boosted slices revoked */
 	unsigned long long nr_lock_boost;	/* slice refills for lock holders */
 	unsigned long long nr_lock_acquire;	/* futex acquisitions seen */
+	unsigned long long nr_warm_wait;		/* wakeups queued for their warm CPU */
+	unsigned long long nr_turbulent;	/* CPUs turbulent now */
+	unsigned long long nr_turb_place;	/* critical tasks started on turbulent CPUs */
+	unsigned long long turbulent_mask;	/* first 64 CPUs, bit set = turbulent */
 	unsigned long long max_wait_ns;		/* longest runnable-to-running wait seen */
 	unsigned long long cur_max_wait_ns;	/* ... in the last second */
 	unsigned long long slice_ns;		/* system time slice */
@@ -65,6 +69,13 @@ struct cpu_ctx {
 	u64 tot_revoke;
 	u64 tot_lock_boost;
 	u64 tot_lock_acquire;
+	u64 tot_turb_place;
+	u64 tot_warm_wait;	/* wakeups that waited for their warm CPU */	/* critical tasks that started on this CPU while turbulent */
+	/* turbulence: time neither idle nor running our tasks */
+	u64 idle_since_ns;	/* 0 when not idle */
+	u64 idle_ns;		/* idle time in the current interval */
+	u64 lost_avg;		/* pol_lost_avg, 0..1024 */
+	u8 turbulent;
 	u64 max_wait_ns;	/* longest wait seen on this CPU, since load */
 	u64 cur_max_wait_ns;	/* ... since the last timer round */
 };

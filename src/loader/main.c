@@ -24,6 +24,7 @@
 
 #define SCX_SYSFS		"/sys/kernel/sched_ext"
 #define CPU_SYSFS		"/sys/devices/system/cpu"
+#define SCX_OPS_KEEP_BUILTIN_IDLE	(1ULL << 0)
 #define SCX_OPS_SWITCH_PARTIAL	(1ULL << 3)
 #define SCX_ECODE_ACT_RESTART	(1ULL << 48)
 #define SCX_EXIT_UNREG_KERN	66
@@ -118,13 +119,14 @@ static void fill_rodata(struct lavd *skel, const struct topo *t, const struct op
 	ro->pol_flags = flags;
 	ro->verbose = o->verbose;
 	ro->preempt_kick = o->preempt_kick;
+	ro->warm_cpu_ns = o->warm_cpu_us * POL_NSEC_PER_USEC;
 }
 
 static void print_stats_header(void)
 {
-	printf("%8s %9s %7s %7s %7s %7s %6s %6s %8s %9s %9s %7s\n", "SEQ", "SCHED", "LAT-CR%",
+	printf("%8s %9s %7s %7s %7s %7s %6s %6s %8s %9s %9s %5s %7s\n", "SEQ", "SCHED", "LAT-CR%",
 	       "SLICEus", "AVG-LC", "THR-LC", "UTIL%", "QUEUED", "XLLC", "PREEMPT", "MAXWAITus",
-	       "TASKS");
+	       "TURB", "TASKS");
 }
 
 static void print_stats(struct lavd *skel, struct lavd_stats *prev)
@@ -134,11 +136,11 @@ static void print_stats(struct lavd *skel, struct lavd_stats *prev)
 	unsigned long long dl = s.nr_sched_lat_cri - prev->nr_sched_lat_cri;
 
 	skel->bss->stats.cur_max_wait_ns = 0;
-	printf("%8llu %9llu %7.1f %7llu %7llu %7llu %6.1f %6llu %8llu %9llu %9llu %7llu\n",
+	printf("%8llu %9llu %7.1f %7llu %7llu %7llu %6.1f %6llu %8llu %9llu %9llu %5llu %7llu\n",
 	       s.seq, ds, ds ? 100.0 * dl / ds : 0.0, s.slice_ns / 1000, s.avg_lat_cri,
 	       s.thr_lat_cri, 100.0 * s.avg_util / 1024, s.nr_queued,
 	       s.nr_xllc_steal - prev->nr_xllc_steal, s.nr_preempt - prev->nr_preempt,
-	       s.cur_max_wait_ns / 1000, s.nr_tasks);
+	       s.cur_max_wait_ns / 1000, s.nr_turbulent, s.nr_tasks);
 	fflush(stdout);
 	*prev = s;
 }
@@ -149,10 +151,11 @@ static void print_summary(struct lavd *skel)
 
 	printf("scx_lavd: summary: rounds=%llu sched=%llu lat_critical=%llu direct=%llu "
 	       "xllc_steal=%llu preempt=%llu revoke=%llu lock_acquire=%llu lock_boost=%llu "
-	       "max_wait_us=%llu slice_us=%llu avg_lat_cri=%llu max_lat_cri=%llu\n",
+	       "turbulent_placements=%llu warm_waits=%llu max_wait_us=%llu slice_us=%llu avg_lat_cri=%llu "
+	       "max_lat_cri=%llu\n",
 	       s.seq, s.nr_sched, s.nr_sched_lat_cri, s.nr_direct, s.nr_xllc_steal, s.nr_preempt,
-	       s.nr_revoke, s.nr_lock_acquire, s.nr_lock_boost, s.max_wait_ns / 1000,
-	       s.slice_ns / 1000, s.avg_lat_cri, s.max_lat_cri);
+	       s.nr_revoke, s.nr_lock_acquire, s.nr_lock_boost, s.nr_turb_place, s.nr_warm_wait,
+	       s.max_wait_ns / 1000, s.slice_ns / 1000, s.avg_lat_cri, s.max_lat_cri);
 	fflush(stdout);
 }
 
@@ -197,7 +200,9 @@ static int run_once(const struct opts *o, bool *restart)
 		return 2;
 	}
 	fill_rodata(skel, t, o);
-	skel->struct_ops.lavd_ops->flags = o->partial ? SCX_OPS_SWITCH_PARTIAL : 0;
+	/* ops.update_idle (turbulence) would turn the kernel's idle tracking off without this. */
+	skel->struct_ops.lavd_ops->flags = SCX_OPS_KEEP_BUILTIN_IDLE |
+					   (o->partial ? SCX_OPS_SWITCH_PARTIAL : 0);
 	skel->struct_ops.lavd_ops->exit_dump_len = LAVD_EXIT_DUMP_LEN;
 	/* A hotplug between reading the topology and attaching makes the kernel refuse us. */
 	if (!read_sysfs(SCX_SYSFS "/hotplug_seq", seq, sizeof(seq)))

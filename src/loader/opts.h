@@ -17,7 +17,8 @@ struct opts {
 	bool no_preemption;
 	bool no_wake_sync;
 	bool no_futex_boost;
-	bool preempt_kick;		/* ours: preempt with an IPI instead of a shorter slice */
+	bool preempt_kick;
+	uint64_t warm_cpu_us;		/* --warm-cpu-us, 0 = off */		/* ours: preempt with an IPI instead of a shorter slice */
 	int run_secs;			/* --run-secs (ours, for tests): exit after N s */
 };
 

@@ -9,5 +9,6 @@
 #include "pol_sys.h"
 #include "pol_balance.h"
 #include "pol_preempt.h"
+#include "pol_cpu.h"
 
 #endif /* __POL_H */

@@ -21,7 +21,7 @@
 static const char *op_names[NR_DIFF_OPS] = {
 	"log2x", "mul_sat", "ewma", "ewma_asym", "freq", "lat_cri", "wake", "task_cycle",
 	"greedy", "deadline", "clock", "slice_target", "thr", "sys_update", "task_slice",
-	"stealee", "invr", "norm", "ctx_boost", "task_init", "preempt", "futex",
+	"stealee", "invr", "norm", "ctx_boost", "task_init", "preempt", "futex", "turbulence", "warmth",
 };
 
 static u64 rng = 0x9e3779b97f4a7c15ULL;

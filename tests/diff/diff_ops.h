@@ -14,7 +14,7 @@ enum diff_op {
 	OP_LOG2X, OP_MUL_SAT, OP_EWMA, OP_EWMA_ASYM, OP_FREQ, OP_LAT_CRI, OP_WAKE,
 	OP_TASK_CYCLE, OP_GREEDY, OP_DEADLINE, OP_CLOCK, OP_SLICE_TARGET, OP_THR,
 	OP_SYS_UPDATE, OP_TASK_SLICE, OP_STEALEE, OP_INVR, OP_NORM, OP_CTX_BOOST,
-	OP_TASK_INIT, OP_PREEMPT, OP_FUTEX,
+	OP_TASK_INIT, OP_PREEMPT, OP_FUTEX, OP_TURBULENCE, OP_WARMTH,
 	NR_DIFF_OPS
 };
 
@@ -81,6 +81,7 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		out[0] = pol_deadline_delta(in[0], in[1], (u32)in[2], in[3]);
 		out[1] = pol_compete_window(in[4], in[5]);
 		out[2] = pol_vdeadline(in[6], out[0], out[1]);
+		out[3] = pol_weight_scale(out[0], in[7]);
 		break;
 	case OP_CLOCK:
 		out[0] = pol_clock_advance(in[0], in[1], in[2]);
@@ -133,6 +134,23 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		out[0] = pol_futex_classify(in[0], (s64)in[1]);
 		out[1] = pol_futex_classify(in[0] & 15, (s64)(in[1] & 3) - 1);
 		break;
+	case OP_TURBULENCE:
+		out[0] = pol_lost_util(in[0], in[1], in[2]);
+		out[1] = pol_lost_avg(in[3], out[0]);
+		out[2] = pol_is_turbulent(out[1]);
+		out[3] = pol_wants_steady((u32)in[4], in[5]);
+		break;
+	case OP_WARMTH: {
+		struct pol_warmth w = { in[0], in[1], (s32)(in[2] & 7) - 1 };
+
+		out[0] = pol_warmth_now(&w, (s32)(in[3] & 7) - 1, in[4]);
+		pol_warmth_on_stop(&w, (s32)(in[3] & 7) - 1, in[5], in[4]);
+		out[1] = w.heat;
+		out[2] = w.last_stop_ns;
+		out[3] = (u64)(s64)w.cpu;
+		out[4] = pol_warm_wait_ok(in[6], in[7], in[5]);
+		break;
+	}
 	default:
 		out[7] = POL_U64_MAX;
 		break;

@@ -380,6 +380,17 @@ TEST(deadline_delta_divides_by_criticality)
 	CHECK_EQ(pol_deadline_delta(0, POL_U64_MAX, 1, POL_U64_MAX), POL_U64_MAX >> 10);
 }
 
+TEST(weight_scale)
+{
+	CHECK_EQ(pol_weight_scale(1000, 100), 1000);	/* nice 0: unchanged */
+	CHECK_EQ(pol_weight_scale(1000, 200), 500);
+	CHECK_EQ(pol_weight_scale(1000, 1), 100000);	/* nice 19 */
+	CHECK_EQ(pol_weight_scale(1000, 0), 100000);	/* clamped, no division by zero */
+	CHECK_EQ(pol_weight_scale(1000000, 10000), 10000);
+	CHECK_EQ(pol_weight_scale(1000000, POL_U64_MAX), 10000);
+	CHECK_EQ(pol_weight_scale(POL_U64_MAX, 1), POL_U64_MAX);
+}
+
 TEST(compete_window)
 {
 	CHECK_EQ(pol_compete_window(4, 2), POL_DL_COMPETE_WINDOW_NS);
@@ -717,6 +728,80 @@ TEST(futex_classify)
 	CHECK_EQ(pol_futex_classify(POL_FUTEX_UNLOCK_PI, -1), POL_FUTEX_NONE);
 	CHECK_EQ(pol_futex_classify(12, 0), POL_FUTEX_NONE);
 	CHECK_EQ(pol_futex_classify(POL_U64_MAX, 0), POL_FUTEX_NONE);
+}
+
+/* ---- pol_cpu.h ---- */
+
+TEST(lost_util)
+{
+	u64 ms = POL_NSEC_PER_MSEC;
+
+	CHECK_EQ(pol_lost_util(10 * ms, 10 * ms, 0), 0);		/* all idle */
+	CHECK_EQ(pol_lost_util(10 * ms, 0, 10 * ms), 0);		/* all ours */
+	CHECK_EQ(pol_lost_util(10 * ms, 5 * ms, 0), 512);		/* half RT/IRQ */
+	CHECK_EQ(pol_lost_util(10 * ms, 0, 0), 1024);
+	CHECK_EQ(pol_lost_util(10 * ms, 8 * ms, 8 * ms), 0);	/* overlapping clocks: no wrap */
+	CHECK_EQ(pol_lost_util(0, 0, 0), 0);
+	CHECK_EQ(pol_lost_util(1, 0, 0), 1024);
+	CHECK_EQ(pol_lost_util(POL_U64_MAX, 0, 0), 1024);
+}
+
+TEST(turbulence_rises_fast_decays_slow)
+{
+	u64 a = 0;
+	int up = 0, down = 0;
+
+	while (!pol_is_turbulent(a) && up < 100) {
+		a = pol_lost_avg(a, 900);
+		up++;
+	}
+	while (pol_is_turbulent(a) && down < 1000) {
+		a = pol_lost_avg(a, 0);
+		down++;
+	}
+	CHECK(up <= 2);
+	CHECK(down > up * 5);
+	CHECK(!pol_is_turbulent(POL_TURBULENT_UTIL));
+	CHECK(pol_is_turbulent(POL_TURBULENT_UTIL + 1));
+	CHECK(pol_wants_steady(101, 100));
+	CHECK(!pol_wants_steady(100, 100));
+}
+
+TEST(warmth_grows_and_decays)
+{
+	struct pol_warmth w = { .heat = 0, .last_stop_ns = 0, .cpu = -1 };
+	u64 us = POL_NSEC_PER_USEC;
+
+	CHECK_EQ(pol_warmth_now(&w, 0, 0), 0);
+	pol_warmth_on_stop(&w, 2, 250 * us, 1000 * us);
+	CHECK_EQ(w.heat, 512);
+	CHECK_EQ(pol_warmth_now(&w, 2, 1000 * us), 512);
+	CHECK_EQ(pol_warmth_now(&w, 3, 1000 * us), 0);		/* other CPU: cold */
+	CHECK_EQ(pol_warmth_now(&w, 2, 3500 * us), 256);	/* half way through 5 ms */
+	CHECK_EQ(pol_warmth_now(&w, 2, 6000 * us), 0);
+	/* a run on the same CPU adds to what was left at its start */
+	pol_warmth_on_stop(&w, 2, 250 * us, 3750 * us);
+	CHECK_EQ(w.heat, 256 + 512);
+	/* the run time itself is not "away" time (O12) */
+	pol_warmth_on_stop(&w, 2, 4 * POL_NSEC_PER_MSEC, 8 * POL_NSEC_PER_MSEC);
+	CHECK_EQ(w.heat, 1024);
+	/* moving resets */
+	pol_warmth_on_stop(&w, 5, 100 * us, 9 * POL_NSEC_PER_MSEC);
+	CHECK_EQ(w.cpu, 5);
+	CHECK_EQ(w.heat, 204);
+	/* time going backwards does not underflow */
+	CHECK(pol_warmth_now(&w, 5, 0) <= 1024);
+}
+
+TEST(warm_wait_budget)
+{
+	CHECK(!pol_warm_wait_ok(0, 0, 1000));		/* cold: never wait */
+	CHECK(!pol_warm_wait_ok(1024, 0, 0));		/* feature off */
+	CHECK(pol_warm_wait_ok(1024, 2000, 1000));	/* warm: up to 2x */
+	CHECK(!pol_warm_wait_ok(1024, 2001, 1000));
+	CHECK(pol_warm_wait_ok(512, 1500, 1000));
+	CHECK(!pol_warm_wait_ok(512, 1501, 1000));
+	CHECK(pol_warm_wait_ok(POL_U64_MAX, 2000, 1000));
 }
 
 HARNESS_MAIN("unit")

@@ -51,6 +51,9 @@ run_workload hackbench hb
 run_workload wakechain_under_load sh -c \
 	"stress-ng --cpu $NCPU -t ${DUR}s >/dev/null & wakechain --secs $DUR --name load; wait"
 
+# Futex lock holders are seen (stress-ng futex/mutex/sem take user-space locks).
+run_workload stress_locks stress-ng --futex 2 --mutex 2 --sem 2 -t "${DUR}s" --metrics-brief
+
 stop_lavd; rc=$?
 log=/out/stress.log
 if [ $rc = 0 ] && wait_state disabled 15 && grep -q 'EXIT:' "$log"; then
@@ -65,6 +68,49 @@ else
 	fail max_wait "longest runnable wait '${mw}' us (limit $MAX_WAIT_US)"
 fi
 grep -E 'summary|EXIT' "$log"
+acq=$(sed -n 's/.*lock_acquire=\([0-9]*\).*/\1/p' "$log" | tail -1)
+if [ -n "$acq" ] && [ "$acq" -gt 0 ]; then
+	pass futex_tracking "$acq lock acquisitions seen, $(sed -n 's/.*lock_boost=\([0-9]*\).*/\1/p' "$log" | tail -1) holder refills"
+else
+	fail futex_tracking "no futex acquisition seen ('$acq')"
+fi
+
+# An RT hog on the last CPU, in a session of its own: that CPU must become
+# turbulent (time lost to RT) in the stats. Tasks that can only run on that
+# CPU wait for RT throttling there, so this session's longest wait is
+# reported, not held to the limit above (the RT task is not ours to schedule).
+if start_lavd turb; then
+	rtcpu=$((NCPU - 1))
+	taskset -c "$rtcpu" chrt -f 50 sh -c 'end=$(( $(date +%s) + 4 )); while [ $(date +%s) -lt $end ]; do :; done' &
+	rtpid=$!
+	sleep 3
+	turb=$(tail -2 /out/turb.log | awk '$1 ~ /^[0-9]+$/ { t = $(NF-1) } END { print t + 0 }')
+	reap "$rtpid" 10
+	stop_lavd
+	if [ "$turb" -ge 1 ]; then
+		pass turbulent_rt_cpu "$turb CPU(s) turbulent under an RT hog; longest wait $(max_wait_us /out/turb.log) us"
+	else
+		fail turbulent_rt_cpu "no turbulent CPU reported; $(tail -2 /out/turb.log)"
+	fi
+else
+	fail turbulent_rt_cpu "did not attach"
+fi
+
+# --warm-cpu-us: non-critical wakeups may wait for their warm CPU.
+if start_lavd warm --warm-cpu-us 500; then
+	stress-ng --cpu "$NCPU" --pipe 2 -t "${DUR}s" >/dev/null 2>&1
+	st=$(state)
+	stop_lavd; rc=$?
+	ww=$(sed -n 's/.*warm_waits=\([0-9]*\).*/\1/p' /out/warm.log | tail -1)
+	mw=$(max_wait_us /out/warm.log)
+	if [ "$st" = enabled ] && [ $rc = 0 ] && [ -n "$mw" ] && [ "$mw" -lt $MAX_WAIT_US ]; then
+		pass warm_cpu "warm waits $ww, longest wait ${mw} us"
+	else
+		fail warm_cpu "state=$st rc=$rc warm_waits='$ww' max_wait='$mw'"
+	fi
+else
+	fail warm_cpu "did not attach"
+fi
 
 # kill -9 of the loader: the kernel unregisters the scheduler with the link.
 if start_lavd kill9; then

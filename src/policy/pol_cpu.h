@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pol_cpu.h - turbulent and steady CPUs.
+ *
+ * A CPU that loses a good share of its time to interrupts, softirqs,
+ * hypervisor steal or RT/DL tasks is "turbulent": a latency-critical task
+ * placed there may be held up by things we do not schedule. Each 10 ms the
+ * share of the interval that was neither idle nor running our tasks is
+ * folded into a fast-rise, slow-decay average; above 1/8 the CPU is
+ * turbulent (upstream's threshold: a latency headroom below 896/1024).
+ */
+#ifndef __POL_CPU_H
+#define __POL_CPU_H
+
+#include "pol_base.h"
+
+#define POL_TURBULENT_UTIL	(POL_SCALE >> 3)
+
+/* Share (0..POL_SCALE) of an interval lost to what we do not schedule. */
+POL_FN u64 pol_lost_util(u64 interval_ns, u64 idle_ns, u64 ours_ns)
+{
+	u64 lost = pol_sub_sat(pol_sub_sat(interval_ns, idle_ns), ours_ns);
+
+	if (!interval_ns)
+		return 0;
+	if (lost >= interval_ns)
+		return POL_SCALE;
+	/* Huge values: scale the divisor down instead of overflowing the product. */
+	if (lost >> 53)
+		return lost / (interval_ns >> POL_SHIFT);
+	return lost * POL_SCALE / interval_ns;
+}
+
+/*
+ * Fold an interval into the CPU's average lost share: 3/4 weight to a rise,
+ * 1/8 to a fall. Not pol_ewma_asym: its small-value rule halves the average
+ * on any quiet interval, and one quiet interval should not clear a CPU
+ * that is disturbed most of the time.
+ */
+POL_FN u64 pol_lost_avg(u64 avg, u64 cur)
+{
+	u64 n;
+
+	if (cur >= avg)
+		return cur - (cur >> 2) + (avg >> 2);
+	n = avg - (avg >> 3) + (cur >> 3);
+	/* below 8 a 1/8 step truncates to nothing: still move towards cur */
+	return n == avg ? avg - 1 : n;
+}
+
+POL_FN bool pol_is_turbulent(u64 lost_avg)
+{
+	return lost_avg > POL_TURBULENT_UTIL;
+}
+
+/* Tasks more critical than average should be placed on steady CPUs when possible. */
+POL_FN bool pol_wants_steady(u32 lat_cri, u64 avg_lat_cri)
+{
+	return lat_cri > avg_lat_cri;
+}
+
+/*
+ * Cache warmth of a task on the CPU it last ran on, 0..POL_SCALE. Running
+ * warms: 500 us of run time saturates it. Being away cools: linearly to
+ * nothing in 5 ms. Away time is counted from the end of the last run, not
+ * from its start (upstream counts the run itself as away time: O12).
+ */
+#define POL_WARM_SAT_NS		(500ULL * POL_NSEC_PER_USEC)
+#define POL_WARM_LIFETIME_NS	(5ULL * POL_NSEC_PER_MSEC)
+
+struct pol_warmth {
+	u64 heat;		/* at last_stop_ns */
+	u64 last_stop_ns;
+	s32 cpu;		/* the CPU it is warm on, -1 if none */
+};
+
+POL_FN u64 pol_warmth_now(const struct pol_warmth *w, s32 cpu, u64 now_ns)
+{
+	u64 away, heat = pol_min(w->heat, POL_SCALE);
+
+	if (w->cpu < 0 || cpu != w->cpu)
+		return 0;
+	away = pol_sub_sat(now_ns, w->last_stop_ns);
+	if (away >= POL_WARM_LIFETIME_NS)
+		return 0;
+	return heat - heat * away / POL_WARM_LIFETIME_NS;
+}
+
+/* The task stops on cpu after running ran_ns. */
+POL_FN void pol_warmth_on_stop(struct pol_warmth *w, s32 cpu, u64 ran_ns, u64 now_ns)
+{
+	u64 gain = pol_min(ran_ns, POL_WARM_SAT_NS) * POL_SCALE / POL_WARM_SAT_NS;
+	u64 base = 0;
+
+	if (cpu == w->cpu) {
+		/* warmth at the start of this run: the run itself did not cool it */
+		u64 start = pol_sub_sat(now_ns, ran_ns);
+
+		base = pol_warmth_now(w, cpu, start);
+	}
+	w->heat = pol_min(base + gain, POL_SCALE);
+	w->last_stop_ns = now_ns;
+	w->cpu = cpu;
+}
+
+/*
+ * Should a waking task wait for its warm, busy previous CPU rather than
+ * move to an idle one? Yes if the expected wait fits a budget that grows
+ * with warmth: budget_ns x (1 + warmth), i.e. up to twice budget_ns.
+ * wait_ns: until prev's task is expected to stop, plus what is queued there.
+ */
+POL_FN bool pol_warm_wait_ok(u64 warmth, u64 wait_ns, u64 budget_ns)
+{
+	if (!budget_ns || !warmth)
+		return false;
+	return wait_ns <= pol_mul_sat(budget_ns, POL_SCALE + pol_min(warmth, POL_SCALE)) >> POL_SHIFT;
+}
+
+#endif /* __POL_CPU_H */

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Turn "BENCH sched rep key value" lines into ratios (LAVD / EEVDF).
+
+   report.py RESULTS.txt [--md OUT.md --commit C --machine M]
+
+For each metric: median over repetitions for each scheduler, the ratio of
+the medians, and the spread (lowest and highest per-repetition ratio).
+Throughput metrics are reported as EEVDF-time / LAVD-time (higher = LAVD
+better), latency and busy-CPU metrics as LAVD / EEVDF (lower = LAVD better).
+"""
+import statistics
+import sys
+
+# metric -> (direction, target, description); direction "lower" or "higher" for the ratio
+METRICS = {
+    "frame_p99_us": ("lower", 0.5, "frame time p99, 60 Hz chain, 2x overload"),
+    "frame_miss_pct": ("lower", 0.25, "frame deadline misses"),
+    "wakeup_avg_us": ("lower", None, "cyclictest wake-up avg, under load"),
+    "wakeup_p99_us": ("lower", 0.5, "cyclictest wake-up p99, under load"),
+    "wakeup_max_us": ("lower", None, "cyclictest wake-up max, under load"),
+    "server_req_p50_us": ("lower", None, "request latency p50, fixed rate + hogs"),
+    "server_req_p99_us": ("lower", 0.7, "request latency p99, fixed rate + hogs"),
+    "schbench_sat_wake_p50_us": ("lower", None, "schbench saturation wake-up p50"),
+    "schbench_sat_wake_p99_us": ("lower", None, "schbench saturation wake-up p99"),
+    "schbench_sat_wake_p999_us": ("lower", None, "schbench saturation wake-up p99.9"),
+    "schbench_sat_req_p50_us": ("lower", None, "schbench saturation request p50"),
+    "schbench_sat_req_p99_us": ("lower", None, "schbench saturation request p99"),
+    "schbench_sat_req_p999_us": ("lower", None, "schbench saturation request p99.9"),
+    "schbench_sat_rps": ("higher", 0.97, "schbench saturation requests/s"),
+    "schbench_rate_wake_p99_us": ("lower", None, "schbench fixed-rate wake-up p99"),
+    "schbench_rate_req_p50_us": ("lower", None, "schbench fixed-rate request p50"),
+    "schbench_rate_req_p99_us": ("lower", None, "schbench fixed-rate request p99"),
+    "hackbench_s": ("time", 0.97, "hackbench throughput (time)"),
+    "pipe_usecs_op": ("time", 0.97, "perf bench sched pipe throughput (us/op)"),
+    "messaging_s": ("time", 0.97, "perf bench sched messaging throughput (time)"),
+    "batch_bogo_ops_s": ("higher", 0.97, "CPU-bound batch throughput"),
+    "light_busy_cpus": ("lower", 0.6, "light periodic load: average busy CPUs"),
+}
+
+
+def main():
+    args = sys.argv[1:]
+    path = args[0]
+    md = commit = machine = None
+    if "--md" in args:
+        md = args[args.index("--md") + 1]
+    if "--commit" in args:
+        commit = args[args.index("--commit") + 1]
+    if "--machine" in args:
+        machine = args[args.index("--machine") + 1]
+    data = {}
+    for line in open(path, errors="replace"):
+        parts = line.split()
+        if len(parts) != 5 or parts[0] != "BENCH":
+            continue
+        _, sched, rep, key, val = parts
+        try:
+            v = float(val)
+        except ValueError:
+            continue
+        data.setdefault(key, {}).setdefault(sched, {})[int(rep)] = v
+    rows = []
+    for key, (direction, target, desc) in METRICS.items():
+        d = data.get(key, {})
+        e, l = d.get("eevdf", {}), d.get("lavd", {})
+        if not e or not l:
+            rows.append((desc, key, "-", "-", "n/a", "", target, "missing"))
+            continue
+        me, ml = statistics.median(e.values()), statistics.median(l.values())
+
+        def ratio(ev, lv):
+            if direction == "time":
+                return ev / lv if lv else float("nan")
+            if direction == "higher":
+                return lv / ev if ev else float("nan")
+            return lv / ev if ev else (1.0 if lv == 0 else float("inf"))
+
+        r = ratio(me, ml)
+        per = [ratio(e[k], l[k]) for k in sorted(set(e) & set(l))]
+        spread = "%.2f-%.2f" % (min(per), max(per)) if per else ""
+        if target is None:
+            verdict = ""
+        elif direction == "lower":
+            verdict = "met" if r <= target else "not met"
+        else:
+            verdict = "met" if r >= target else "not met"
+        rows.append((desc, key, "%g" % me, "%g" % ml, "%.2f" % r, spread, target, verdict))
+
+    head = "| metric | EEVDF (median) | LAVD (median) | ratio | spread | target | |\n|---|---|---|---|---|---|---|\n"
+    body = "".join("| %s (`%s`) | %s | %s | %s | %s | %s | %s |\n" %
+                   (d, k, e, l, r, s, ("≤ %g" % t if METRICS[k][0] == "lower" else "≥ %g" % t) if t else "", v)
+                   for d, k, e, l, r, s, t, v in rows)
+    print(head + body)
+    if md:
+        with open(md, "w") as f:
+            f.write("# Benchmarks: LAVD vs EEVDF\n\n")
+            f.write("Measured by `make bench` (tests/bench/suite.sh in the VM, `-icount` on), "
+                    "commit %s, %s.\n\n" % (commit or "?", machine or "?"))
+            f.write("Ratios: latency and busy CPUs are LAVD / EEVDF (lower is better for LAVD); "
+                    "throughput is LAVD / EEVDF in work per second (higher is better). "
+                    "Spread: lowest and highest ratio over the repetitions.\n\n")
+            f.write(head + body)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# `make bench`: the benchmark suite in the VM, EEVDF and LAVD in the same
+# boot, with -icount for repeatable timing; writes docs/benchmarks.md.
+#   LAVD_BENCH_SECS (default 5)  LAVD_BENCH_REPS (default 3)  LAVD_KERNEL (7.3)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+secs=${LAVD_BENCH_SECS:-5}; reps=${LAVD_BENCH_REPS:-3}; k=${LAVD_KERNEL:-7.3}
+mkdir -p build/results
+res=build/results/bench.txt
+tools/vm/run --kernel "$k" --cpus 4 --icount --timeout $((secs * reps * 200 + 600)) \
+	-- sh tests/bench/suite.sh "$secs" "$reps" | tee "$res"
+commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo "+dirty")
+machine="QEMU $("$(tools/vm/fetch-qemu)" --version | head -1 | awk '{print $4}') TCG -icount, 4 vCPUs, kernel $k, host $(nproc) cores $(uname -m)"
+python3 tests/bench/report.py "$res" --md docs/benchmarks.md --commit "$commit" --machine "$machine"
