@@ -53,13 +53,18 @@ void sim_fail(struct sim *s, const char *fmt, ...)
 #define CHECK(s, cond, ...) do { if (!(cond)) sim_fail(s, __VA_ARGS__); } while (0)
 
 /* splitmix64 */
-u64 sim_rand(struct sim *s)
+u64 sim_rand_next(u64 *state)
 {
-	u64 z = (s->rng += 0x9e3779b97f4a7c15ULL);
+	u64 z = (*state += 0x9e3779b97f4a7c15ULL);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
+}
+
+u64 sim_rand(struct sim *s)
+{
+	return sim_rand_next(&s->rng);
 }
 
 static u64 rand_range(struct sim *s, u64 a, u64 b)
@@ -704,9 +709,13 @@ static int task_advance(struct sim *s, struct task *t)
 			break;
 		case OP_LOCK:
 			if (!s->lock_owner[op->arg]) {
+				/* Uncontended: no system call, nothing for the scheduler to see. */
 				s->lock_owner[op->arg] = t;
+				t->nr_locks++;
 				break;
 			}
+			/* futex_wait: returns 0 once the unlocker hands the lock over. */
+			t->futex_acquire = 1;
 			t->next = NULL;
 			{
 				struct task **pp = &s->lock_wait[op->arg];
@@ -721,11 +730,21 @@ static int task_advance(struct sim *s, struct task *t)
 			if (s->lock_owner[op->arg] != t)
 				break;
 			s->lock_owner[op->arg] = w;
+			t->nr_locks--;
 			if (w) {
 				s->lock_wait[op->arg] = w->next;
 				w->next = NULL;
+				w->nr_locks++;
 				task_wake(s, w, t, 0);
 			}
+			/*
+			 * glibc calls futex_wake when the lock word says "contended":
+			 * someone waits, or the owner itself got the lock by waiting.
+			 * The release is seen at the syscall's exit, after the wakeup.
+			 */
+			if ((w || t->lock_waited) && s->cls->futex)
+				s->cls->futex(s, t, 0);
+			t->lock_waited = 0;
 			break;
 		case OP_BARRIER:
 			if (++s->bar_count[op->arg] >= s->wl->bar_n[op->arg]) {
@@ -805,6 +824,13 @@ static void cpu_start(struct sim *s, int cpu, struct task *t)
 	c->nr_switch++;
 	trace(s, cpu, "run", t);
 	sibling_changed(s, cpu);
+	/* Back from a futex wait that handed it the lock: sys_exit_futex, after ops.running. */
+	if (t->futex_acquire) {
+		t->futex_acquire = 0;
+		t->lock_waited = 1;
+		if (s->cls->futex)
+			s->cls->futex(s, t, 1);
+	}
 }
 
 static void cpu_go_idle(struct sim *s, int cpu)
@@ -854,6 +880,8 @@ static void cpu_schedule(struct sim *s, int cpu, struct task *prev, int preempt)
 			trace(s, cpu, preempt ? "preempt" : "stop", prev);
 			if (preempt)
 				s->st.preemptions++;
+			if (prev->nr_locks)
+				s->st.lock_owner_preempted++;
 			cpu_acct(s, c);
 			c->curr = NULL;
 			prev->wait_since = s->now;

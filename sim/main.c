@@ -4,7 +4,7 @@
  *
  *   lavd-sim --topo NAME|FILE --workload NAME|FILE --sched lavd|eevdf|fifo|vtime
  *            --seed N --duration-ms T [--json FILE] [--csv DIR] [--plot DIR]
- *            [--trace FILE] [--check] [--bench]
+ *            [--trace FILE] [--check] [--bench] [--lavd-opt LIST]
  */
 #include <getopt.h>
 #include <time.h>
@@ -21,7 +21,39 @@ static void usage(FILE *f)
 		"              (any '+' combination), or a .json file (rt-app subset)\n"
 		"  --check     verify the invariants on every event (exit 3 on a violation)\n"
 		"  --bench     print events/s to stderr\n"
-		"  --fault-at N  corrupt CPU time accounting after event N (tests --check)\n");
+		"  --fault-at N  corrupt CPU time accounting after event N (tests --check)\n"
+		"  --lavd-opt LIST  comma-separated, with --sched lavd: no-preempt, no-lock-boost,\n"
+		"                no-inherit, preempt-kick\n");
+}
+
+/* --lavd-opt a,b,c -> SIM_LAVD_* bits; -1 on an unknown or empty item. */
+static int parse_lavd_opt(const char *arg, u32 *out)
+{
+	static const struct { const char *name; u32 bit; } opts[] = {
+		{ "no-preempt", SIM_LAVD_NO_PREEMPT },
+		{ "no-lock-boost", SIM_LAVD_NO_LOCK_BOOST },
+		{ "no-inherit", SIM_LAVD_NO_INHERIT },
+		{ "preempt-kick", SIM_LAVD_PREEMPT_KICK },
+	};
+	const char *p = arg;
+
+	*out = 0;
+	for (;;) {
+		size_t n = strcspn(p, ","), i;
+
+		for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+			if (strlen(opts[i].name) == n && !strncmp(p, opts[i].name, n))
+				break;
+		if (i == sizeof(opts) / sizeof(opts[0])) {
+			fprintf(stderr, "lavd-sim: unknown --lavd-opt item '%.*s' (no-preempt, "
+				"no-lock-boost, no-inherit, preempt-kick)\n", (int)n, p);
+			return -1;
+		}
+		*out |= opts[i].bit;
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
 }
 
 static int parse_u64(const char *s, u64 *v)
@@ -67,6 +99,7 @@ int main(int argc, char **argv)
 		{ "bench", no_argument, 0, 'B' },
 		{ "quiet", no_argument, 0, 'q' },
 		{ "fault-at", required_argument, 0, 'F' },
+		{ "lavd-opt", required_argument, 0, 'L' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -76,6 +109,7 @@ int main(int argc, char **argv)
 	struct sim_opts o = { .seed = 1, .duration_ms = 0 };
 	const struct sched_class *cls;
 	int c, bench = 0, quiet = 0, rc = 0, have_seed = 0;
+	u32 lavd_opts = 0;
 	struct timespec t0, t1;
 	char err[256];
 
@@ -112,6 +146,11 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'L':
+			if (parse_lavd_opt(optarg, &lavd_opts))
+				return 2;
+			o.lavd_opt = optarg;
+			break;
 		case 'h': usage(stdout); return 0;
 		default:
 			if (optopt)
@@ -135,6 +174,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lavd-sim: unknown scheduler '%s' (lavd, eevdf, fifo, vtime)\n", o.sched);
 		return 2;
 	}
+	if (o.lavd_opt && cls != &sched_lavd) {
+		fprintf(stderr, "lavd-sim: --lavd-opt needs --sched lavd\n");
+		return 2;
+	}
 #ifdef SIM_DEBUG
 	o.check = 1;
 #endif
@@ -148,6 +191,7 @@ int main(int argc, char **argv)
 	}
 	sim_init(&sim, &topo, &wl, cls, o.seed, o.duration_ms * SIM_NSEC_PER_MSEC);
 	sim.check = o.check;
+	sim.lavd_opts = lavd_opts;
 	sim.fault_at = o.fault_at;
 	if (o.trace && !(sim.trace = fopen(o.trace, "w"))) {
 		fprintf(stderr, "lavd-sim: cannot write %s\n", o.trace);

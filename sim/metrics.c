@@ -131,6 +131,8 @@ static json_t *build(const struct sim *s, const struct sim_opts *o)
 	json_object_set_new(cfg, "sched", json_string(s->cls->name));
 	json_object_set_new(cfg, "seed", json_integer((json_int_t)o->seed));
 	json_object_set_new(cfg, "duration_ms", json_integer((json_int_t)o->duration_ms));
+	if (o->lavd_opt)
+		json_object_set_new(cfg, "lavd_opt", json_string(o->lavd_opt));
 	json_object_set_new(root, "config", cfg);
 	json_object_set_new(root, "events", json_integer((json_int_t)st->nr_events));
 
@@ -207,11 +209,20 @@ static json_t *build(const struct sim *s, const struct sim_opts *o)
 	json_object_set_new(c, "wakeups", json_integer((json_int_t)st->wakeups));
 	json_object_set_new(c, "forks", json_integer((json_int_t)st->forks));
 	json_object_set_new(c, "exits", json_integer((json_int_t)st->exits));
+	json_object_set_new(c, "lock_owner_preempted", json_integer((json_int_t)st->lock_owner_preempted));
 	if (!strcmp(s->cls->name, "lavd")) {
 		json_object_set_new(c, "lavd_direct", json_integer((json_int_t)st->lavd_direct));
 		json_object_set_new(c, "lavd_xllc_steal", json_integer((json_int_t)st->lavd_steal));
 		json_object_set_new(c, "lavd_boosted", json_integer((json_int_t)st->lavd_boosted));
 		json_object_set_new(c, "lavd_revoke", json_integer((json_int_t)st->lavd_revoke));
+		json_object_set_new(c, "lavd_keep_prev", json_integer((json_int_t)st->lavd_keep_prev));
+		json_object_set_new(c, "lavd_preempt", json_integer((json_int_t)st->lavd_preempt));
+		json_object_set_new(c, "lavd_preempt_lock_holder",
+				    json_integer((json_int_t)st->lavd_preempt_lock_holder));
+		json_object_set_new(c, "lavd_preempt_owner", json_integer((json_int_t)st->lavd_preempt_owner));
+		json_object_set_new(c, "lavd_lock_acquire", json_integer((json_int_t)st->lavd_lock_acquire));
+		json_object_set_new(c, "lavd_lock_release", json_integer((json_int_t)st->lavd_lock_release));
+		json_object_set_new(c, "lavd_lock_refill", json_integer((json_int_t)st->lavd_lock_refill));
 	}
 	json_object_set_new(root, "system", c);
 	return root;
@@ -274,13 +285,14 @@ void report_table(struct sim *s, FILE *f)
 		json_real_value(json_object_get(x, "energy_j")),
 		json_real_value(json_object_get(x, "power_w")));
 	fprintf(f, "switches %lld  migrations %lld  preemptions %lld  slice expiries %lld  "
-		"keep-prev %lld  forks %lld\n",
+		"keep-prev %lld  forks %lld  lock owners put back %lld\n",
 		(long long)json_integer_value(json_object_get(x, "context_switches")),
 		(long long)json_integer_value(json_object_get(x, "migrations")),
 		(long long)json_integer_value(json_object_get(x, "preemptions")),
 		(long long)json_integer_value(json_object_get(x, "slice_expiries")),
 		(long long)json_integer_value(json_object_get(x, "keep_prev_refills")),
-		(long long)json_integer_value(json_object_get(x, "forks")));
+		(long long)json_integer_value(json_object_get(x, "forks")),
+		(long long)json_integer_value(json_object_get(x, "lock_owner_preempted")));
 	if (json_object_get(x, "lavd_direct"))
 		fprintf(f, "lavd: direct %lld  cross-LLC steals %lld  boosted slices %lld  "
 			"revoked %lld\n",
@@ -288,6 +300,16 @@ void report_table(struct sim *s, FILE *f)
 			(long long)json_integer_value(json_object_get(x, "lavd_xllc_steal")),
 			(long long)json_integer_value(json_object_get(x, "lavd_boosted")),
 			(long long)json_integer_value(json_object_get(x, "lavd_revoke")));
+	if (json_object_get(x, "lavd_preempt"))
+		fprintf(f, "lavd: preempt %lld (lock holder %lld, mutex owner %lld)  keep-prev %lld  "
+			"futex acquire %lld release %lld  lock-holder refills %lld\n",
+			(long long)json_integer_value(json_object_get(x, "lavd_preempt")),
+			(long long)json_integer_value(json_object_get(x, "lavd_preempt_lock_holder")),
+			(long long)json_integer_value(json_object_get(x, "lavd_preempt_owner")),
+			(long long)json_integer_value(json_object_get(x, "lavd_keep_prev")),
+			(long long)json_integer_value(json_object_get(x, "lavd_lock_acquire")),
+			(long long)json_integer_value(json_object_get(x, "lavd_lock_release")),
+			(long long)json_integer_value(json_object_get(x, "lavd_lock_refill")));
 }
 
 int report_json(struct sim *s, const struct sim_opts *o, const char *path)

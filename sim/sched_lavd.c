@@ -4,7 +4,8 @@
  * idle.bpf.c, dsq.bpf.c, sys_stat.bpf.c) written against the simulated
  * sched_ext core, calling src/policy/ unchanged. Function names follow the
  * BPF ones so the two can be read side by side; what the kernel provides
- * (kfuncs, cpumasks, DSQs) is the engine.
+ * (kfuncs, cpumasks, DSQs) is the engine. Also preempt.bpf.c (try_preempt) and
+ * lock.bpf.c (futex lock holders, fed by the engine's lock/unlock ops).
  */
 #include "sim.h"
 
@@ -14,7 +15,10 @@ struct lavd_cpu {
 	u32 running_lat_cri;
 	u8 running_boosted;
 	u64 cur_max_wait_ns, max_wait_ns;
+	u64 est_stop_ns;	/* pol_est_stop() at running */
+	u32 run_flags;		/* enum pol_run_flags */
 	u64 tot_sched, tot_lat_cri, tot_direct, tot_xllc_steal, tot_revoke;
+	u64 tot_preempt, tot_lock_boost, tot_lock_acquire;
 };
 
 struct lavd {
@@ -22,6 +26,8 @@ struct lavd {
 	struct pol_sys sys;
 	u64 logical_clk;
 	u64 last_timer_ns;
+	u64 rng;		/* bpf_cpumask_any_distribute's picks: a stream of its own */
+	bool preempt_kick;
 	int nr_llcs;
 	struct pol_domain llc_doms[POL_MAX_DOMAINS];
 	struct dsq llc_dsq[SIM_MAX_LLCS];
@@ -62,11 +68,17 @@ static void task_update_deadline(struct sim *s, struct task *p)
 	u64 delta, window;
 	u32 lc;
 
+	if (s->lavd_opts & SIM_LAVD_NO_INHERIT) {
+		p->l.st.lat_cri_waker = 0;
+		p->l.st.lat_cri_wakee = 0;
+	}
 	lc = pol_lat_cri(&p->l.st, weight, p->l.ctx | task_static_ctx(s, p));
 	p->l.ctx &= ~(POL_CTX_HARDIRQ_WAKER | POL_CTX_SOFTIRQ_WAKER | POL_CTX_RT_WAKER |
 		      POL_CTX_LOCK_BOOST);
 	g = pol_greedy_penalty(&p->l.st, l->sys.avg_svc_wgt_ns, weight);
-	delta = pol_deadline_delta(p->l.st.acc_runtime_ns, g.penalty, lc, l->cfg.slice_max_ns);
+	p->l.greedy = g.greedy;
+	delta = pol_weight_scale(pol_deadline_delta(p->l.st.acc_runtime_ns, g.penalty, lc,
+						    l->cfg.slice_max_ns), weight);
 	window = pol_compete_window(l->sys.nr_active, l->sys.nr_queued);
 	p->l.vdeadline = pol_vdeadline(l->logical_clk, delta, window);
 }
@@ -162,6 +174,8 @@ static void lavd_running(struct sim *s, struct task *p)
 	cc->running_slice_ns = sl.slice_ns;
 	cc->running_lat_cri = p->l.st.lat_cri;
 	cc->running_boosted = sl.boosted;
+	cc->est_stop_ns = pol_est_stop(now, p->l.st.avg_runtime_ns, sl.slice_ns);
+	cc->run_flags = POL_RUN_ACTIVE | (p->l.lock_holder ? POL_RUN_LOCK_HOLDER : 0);
 	cc->nr_sched++;
 	cc->tot_sched++;
 	cc->sum_lat_cri += p->l.st.lat_cri;
@@ -179,6 +193,13 @@ static void lavd_stopping(struct sim *s, struct task *p, bool runnable)
 	task_account(s, p, cc, p->cpu);
 	pol_task_on_stopping(&p->l.st);
 	cc->running_boosted = 0;
+	cc->run_flags = 0;
+	/* A lock holder's protection ends with this run; its next criticality gets a boost. */
+	if (p->l.lock_holder) {
+		p->l.lock_holder = 0;
+		p->l.ctx |= POL_CTX_LOCK_BOOST;
+	}
+	p->l.lock_refilled = 0;
 	if (runnable)
 		p->l.wait_since_ns = s->now;
 }
@@ -203,6 +224,9 @@ static void lavd_task_new(struct sim *s, struct task *p, struct task *parent)
 	p->l.queued_wgt = 0;
 	p->l.queued_llc = -1;
 	p->l.slice_boosted = 0;
+	p->l.greedy = 0;
+	p->l.lock_holder = 0;
+	p->l.lock_refilled = 0;
 	p->l.st.svc_wgt_ns = l->sys.avg_svc_wgt_ns;	/* lavd_enable */
 }
 
@@ -270,12 +294,152 @@ static s32 allowed_cpu(struct sim *s, struct task *p, s32 prev_cpu)
 	return prev_cpu;
 }
 
-static void kick_idle_in_llc(struct sim *s, s32 llc)
+/* scx_bpf_pick_idle_cpu() claims the CPU, then SCX_KICK_IDLE wakes it; false if none. */
+static bool kick_idle_in_llc(struct sim *s, s32 llc)
 {
-	s32 cpu = mask_first_and(&s->topo->llc_mask[llc], &s->idle);
+	s32 cpu = sim_pick_idle(s, &s->topo->llc_mask[llc], 0);
 
-	if (cpu >= 0)
-		sim_kick(s, cpu, 0);	/* SCX_KICK_IDLE: does not claim */
+	if (cpu < 0)
+		return false;
+	sim_kick(s, cpu, 0);
+	return true;
+}
+
+/* ---- preempt.bpf.c ---- */
+
+static bool read_run(struct sim *s, s32 cpu, struct pol_cpu_run *r)
+{
+	struct lavd_cpu *cc = &L(s)->cc[cpu];
+
+	r->est_stop_ns = cc->est_stop_ns;
+	r->lat_cri = cc->running_lat_cri;
+	r->flags = cc->run_flags;
+	return true;
+}
+
+/* bpf_cpumask_any_distribute(): one CPU of m (here uniformly at random), or nr_cpus. */
+static s32 any_distribute(struct sim *s, const struct cpumask *m)
+{
+	int i, n = 0;
+	u64 k;
+
+	for (i = 0; i < SIM_MASK_WORDS; i++)
+		n += __builtin_popcountll(m->w[i]);
+	if (!n)
+		return s->nr_cpus;
+	k = sim_rand_next(&L(s)->rng) % (u64)n;
+	for (i = 0; i < s->nr_cpus; i++)
+		if (mask_test(m, i) && !k--)
+			return i;
+	return s->nr_cpus;
+}
+
+static void try_preempt(struct sim *s, struct task *p, s32 prev_cpu)
+{
+	struct lavd *l = L(s);
+	struct pol_cpu_run best_run = { 0 }, r;
+	struct cpumask tmp, pin;
+	const struct cpumask *allowed;
+	struct task *curr;
+	u64 now, new_stop;
+	s32 best = -1, cand;
+	int i, w;
+
+	if (!pol_should_preempt(p->l.st.lat_cri, l->sys.thr_lat_cri, p->l.greedy, &l->cfg))
+		return;
+	now = s->now;
+	new_stop = pol_est_stop(now, p->l.st.avg_runtime_ns, l->sys.slice_ns);
+
+	allowed = sim_allowed(s, p, &pin);
+	for (w = 0; w < SIM_MASK_WORDS; w++)
+		tmp.w[w] = s->topo->llc_mask[cpu_to_llc(s, prev_cpu)].w[w] & allowed->w[w];
+
+	for (i = 0; i < 3; i++) {
+		if (i == 0) {
+			cand = prev_cpu;
+			if (!mask_test(&tmp, cand))
+				continue;
+		} else {
+			cand = any_distribute(s, &tmp);
+			if (cand >= s->nr_cpus || cand == best)
+				continue;
+		}
+		if (!read_run(s, cand, &r))
+			continue;
+		if (!pol_can_preempt(&r, p->l.st.lat_cri, new_stop, now, l->cfg.slice_min_ns))
+			continue;
+		if (best < 0 || pol_victim_better(&r, &best_run)) {
+			best = cand;
+			best_run = r;
+		}
+	}
+	if (best < 0)
+		return;
+	/* The compare-and-swap of the claim cannot fail here: nothing runs in between. */
+	l->cc[best].run_flags = best_run.flags | POL_RUN_CLAIMED;
+	curr = s->cpu[best].curr;
+	if (s->check && !curr)
+		sim_fail(s, "preemption victim CPU %d is marked active but idle", best);
+	if (curr && curr->l.lock_holder) {
+		s->st.lavd_preempt_lock_holder++;
+		if (s->check)
+			sim_fail(s, "lock holder task %d on CPU %d chosen as preemption victim by task %d",
+				 curr->id, best, p->id);
+	}
+	if (curr && curr->nr_locks)
+		s->st.lavd_preempt_owner++;
+	if (l->preempt_kick) {
+		sim_kick(s, best, 1);	/* SCX_KICK_PREEMPT */
+	} else if (curr) {
+		/*
+		 * lavd_set_slice(curr, 1): the kernel notices the exhausted slice
+		 * at the victim's next tick (or earlier scheduling point).
+		 */
+		u64 tick = (now / SIM_TICK_NS + 1) * SIM_TICK_NS;
+
+		if (tick < s->cpu[best].slice_end)
+			sim_set_slice(s, best, tick - now);
+	}
+	l->cc[best].tot_preempt++;
+	s->st.lavd_preempt++;
+}
+
+/* ---- lock.bpf.c ---- */
+
+static void lavd_futex(struct sim *s, struct task *p, int acquire)
+{
+	struct lavd *l = L(s);
+	struct lavd_cpu *cc = &l->cc[p->cpu];
+
+	/* The tracepoints are not loaded with --no-futex-boost. */
+	if (l->cfg.flags & POL_CFG_NO_FUTEX_BOOST)
+		return;
+	if (acquire) {
+		p->l.lock_holder = 1;
+		cc->tot_lock_acquire++;
+		cc->run_flags |= POL_RUN_LOCK_HOLDER;
+		s->st.lavd_lock_acquire++;
+	} else {
+		p->l.lock_holder = 0;
+		cc->run_flags &= ~(u32)POL_RUN_LOCK_HOLDER;
+		s->st.lavd_lock_release++;
+	}
+}
+
+/* prev's slice ran out while it holds a lock: refill it once. */
+static bool keep_lock_holder(struct sim *s, s32 cpu, struct task *prev)
+{
+	struct lavd *l = L(s);
+
+	if (!prev || (l->cfg.flags & POL_CFG_NO_FUTEX_BOOST))
+		return false;
+	if (!prev->l.lock_holder || prev->l.lock_refilled)
+		return false;
+	prev->l.lock_refilled = 1;
+	sim_set_slice(s, cpu, l->sys.slice_ns);
+	l->cc[cpu].tot_lock_boost++;
+	s->st.lavd_lock_refill++;
+	return true;
 }
 
 /* ---- dsq.bpf.c ---- */
@@ -320,6 +484,9 @@ static void lavd_enqueue(struct sim *s, struct task *p, u64 enq_flags)
 	p->scx_slice = slice;
 	if (is_pinned(p) || is_idle) {
 		sim_local_push(s, cpu, p);	/* kicks the CPU if it is idle */
+		/* A pinned task behind a busy CPU can only be helped there. */
+		if (!is_idle)
+			try_preempt(s, p, cpu);
 		return;
 	}
 	llc = cpu_to_llc(s, cpu);
@@ -330,7 +497,8 @@ static void lavd_enqueue(struct sim *s, struct task *p, u64 enq_flags)
 	d->nr_queued += 1;
 	p->cpu = cpu;
 	dsq_insert(s, &l->llc_dsq[llc], p, p->l.vdeadline);
-	kick_idle_in_llc(s, llc);
+	if (!kick_idle_in_llc(s, llc))
+		try_preempt(s, p, cpu);
 }
 
 /* scx_bpf_dsq_move_to_local */
@@ -344,6 +512,18 @@ static bool lavd_move_to_local(struct sim *s, s32 cpu, int llc)
 	return true;
 }
 
+/*
+ * Nothing else to run: the core would keep prev with the kernel's 20 ms;
+ * give it our slice instead.
+ */
+static void keep_prev(struct sim *s, s32 cpu, struct task *prev)
+{
+	if (prev && !sim_slice_left(s, cpu)) {
+		sim_set_slice(s, cpu, L(s)->sys.slice_ns);
+		s->st.lavd_keep_prev++;
+	}
+}
+
 static void lavd_dispatch(struct sim *s, s32 cpu, struct task *prev)
 {
 	struct lavd *l = L(s);
@@ -351,11 +531,14 @@ static void lavd_dispatch(struct sim *s, s32 cpu, struct task *prev)
 	u64 tried = 0;
 	int i;
 
-	(void)prev;
+	if (keep_lock_holder(s, cpu, prev))
+		return;
 	if (lavd_move_to_local(s, cpu, self))
 		return;
-	if (l->nr_llcs <= 1)
+	if (l->nr_llcs <= 1) {
+		keep_prev(s, cpu, prev);
 		return;
+	}
 	for (i = 0; i < l->nr_llcs; i++) {
 		victim = pol_pick_stealee(l->llc_doms, (u32)l->nr_llcs, (u32)self, tried);
 		if (victim < 0 || victim >= SIM_MAX_LLCS)
@@ -376,6 +559,7 @@ static void lavd_dispatch(struct sim *s, s32 cpu, struct task *prev)
 			return;
 		}
 	}
+	keep_prev(s, cpu, prev);
 }
 
 /* ---- sys_stat.bpf.c ---- */
@@ -456,6 +640,12 @@ static void lavd_init(struct sim *s)
 		abort();
 	s->priv = l;
 	pol_cfg_default(&l->cfg);
+	if (s->lavd_opts & SIM_LAVD_NO_PREEMPT)
+		l->cfg.flags |= POL_CFG_NO_PREEMPTION;
+	if (s->lavd_opts & SIM_LAVD_NO_LOCK_BOOST)
+		l->cfg.flags |= POL_CFG_NO_FUTEX_BOOST;
+	l->preempt_kick = !!(s->lavd_opts & SIM_LAVD_PREEMPT_KICK);
+	l->rng = s->seed * 0x9e3779b97f4a7c15ULL + 0x1a7d;
 	pol_sys_init(&l->sys, &l->cfg, (u64)s->nr_cpus);
 	l->logical_clk = POL_DL_COMPETE_WINDOW_NS;
 	l->nr_llcs = s->topo->nr_llcs;
@@ -520,5 +710,6 @@ const struct sched_class sched_lavd = {
 	.timer = lavd_timer,
 	.check = lavd_check,
 	.task_dead = lavd_task_dead,
+	.futex = lavd_futex,
 	.fini = lavd_fini,
 };

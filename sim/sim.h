@@ -39,6 +39,16 @@
 #define SIM_SMT_SPEED		640
 /* Invariant bound: no runnable task waits longer than this. */
 #define SIM_WAIT_BOUND_NS	(2000ULL * SIM_NSEC_PER_MSEC)
+/* Scheduler tick (HZ=250): a 1 ns slice is noticed only at the next one. */
+#define SIM_TICK_NS		(4ULL * SIM_NSEC_PER_MSEC)
+
+/* --lavd-opt: LAVD mechanisms switched off (or varied) for comparisons. */
+enum {
+	SIM_LAVD_NO_PREEMPT	= 1 << 0,	/* POL_CFG_NO_PREEMPTION */
+	SIM_LAVD_NO_LOCK_BOOST	= 1 << 1,	/* --no-futex-boost: no futex tracepoints */
+	SIM_LAVD_NO_INHERIT	= 1 << 2,	/* zero lat_cri_waker/wakee before pol_lat_cri */
+	SIM_LAVD_PREEMPT_KICK	= 1 << 3,	/* --preempt-kick: SCX_KICK_PREEMPT, not a 1 ns slice */
+};
 
 struct cpumask { u64 w[SIM_MASK_WORDS]; };
 
@@ -166,6 +176,9 @@ struct task {
 	u64 req_arrival, req_work;
 	u64 ready_seq;
 	u64 timer_expiry;	/* when the last OP_TIMER fired */
+	int nr_locks;		/* workload mutexes it owns (ground truth) */
+	u8 futex_acquire;	/* blocked on a contended lock: its futex wait returns 0 when it runs */
+	u8 lock_waited;		/* got its lock by waiting: its unlock calls futex_wake (glibc) */
 	u64 scx_slice;		/* p->scx.slice given at insert / running */
 	u64 dsq_key, dsq_seq;	/* order in a DSQ */
 	int last_cpu;		/* CPU it last ran on, -1 never */
@@ -177,7 +190,7 @@ struct task {
 		u64 vdeadline, wait_since_ns, exec_at_account;
 		u32 ctx, queued_wgt;
 		s32 queued_llc;
-		u8 slice_boosted;
+		u8 slice_boosted, greedy, lock_holder, lock_refilled;
 	} l;
 	struct {
 		s64 vruntime, deadline, vlag;
@@ -227,6 +240,11 @@ struct sched_class {
 	void (*timer)(struct sim *s);
 	void (*check)(struct sim *s);	/* class invariants, may be NULL */
 	void (*task_dead)(struct sim *s, struct task *t);
+	/*
+	 * The running task t finished a futex call the BPF tracepoints would
+	 * classify as an acquire (1) or a release (0). May be NULL.
+	 */
+	void (*futex)(struct sim *s, struct task *t, int acquire);
 	void (*fini)(struct sim *s);	/* free the class's queues (not s->priv) */
 };
 
@@ -259,7 +277,12 @@ struct sim_stats {
 	u64 nr_frames, cap_frames, frame_miss;
 	u64 migrations, preemptions, csw, slice_expiries, keep_prev, wakeups, forks, exits;
 	u64 nr_events;
+	u64 lock_owner_preempted;	/* a task owning a mutex put back while runnable */
 	u64 lavd_direct, lavd_steal, lavd_revoke, lavd_boosted;
+	u64 lavd_preempt;		/* try_preempt claimed a victim */
+	u64 lavd_preempt_lock_holder;	/* ...whose task is a (futex-seen) lock holder: must be 0 */
+	u64 lavd_preempt_owner;		/* ...whose task owns a mutex (ground truth, seen or not) */
+	u64 lavd_lock_acquire, lavd_lock_release, lavd_lock_refill, lavd_keep_prev;
 	struct sim_timeline *tl;
 	u64 nr_tl, cap_tl;
 };
@@ -299,6 +322,7 @@ struct sim {
 	u64 frame_head, frame_tail;
 	/* options */
 	int check;
+	u32 lavd_opts;			/* SIM_LAVD_* */
 	u64 fault_at;			/* corrupt the state after this event (tests) */
 	FILE *trace;
 	void *priv;			/* scheduler state */
@@ -344,6 +368,7 @@ void sim_local_push(struct sim *s, int cpu, struct task *t);
 struct task *sim_local_pop(struct sim *s, int cpu);
 void sim_fail(struct sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 u64 sim_rand(struct sim *s);
+u64 sim_rand_next(u64 *state);	/* the same splitmix64, on a separate stream */
 const struct cpumask *sim_allowed(struct sim *s, struct task *t, struct cpumask *tmp);
 
 int sim_run(struct sim *s);
@@ -353,7 +378,7 @@ void sim_free(struct sim *s);
 
 /* metrics.c */
 struct sim_opts {
-	const char *topo, *workload, *sched, *json, *csv, *plot, *trace;
+	const char *topo, *workload, *sched, *json, *csv, *plot, *trace, *lavd_opt;
 	u64 seed, duration_ms, fault_at;
 	int check;
 };

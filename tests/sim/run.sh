@@ -68,6 +68,13 @@ sim --topo deck --workload "$tmp/bad.json" --sched lavd --seed 1 --duration-ms 1
 [ $? = 2 ] && grep -q "unknown event 'fly'" "$tmp/err" && ok cli/bad-workload-file ||
 	bad cli/bad-workload-file "$(cat "$tmp/err")"
 
+sim --topo deck --workload game --sched lavd --seed 1 --duration-ms 10 --lavd-opt no-preempt,bogus >/dev/null 2>&1
+[ $? = 2 ] && ok cli/bad-lavd-opt || bad cli/bad-lavd-opt "exit not 2"
+sim --topo deck --workload game --sched lavd --seed 1 --duration-ms 10 --lavd-opt '' >/dev/null 2>&1
+[ $? = 2 ] && ok cli/empty-lavd-opt || bad cli/empty-lavd-opt "exit not 2"
+sim --topo deck --workload game --sched eevdf --seed 1 --duration-ms 10 --lavd-opt no-preempt >/dev/null 2>&1
+[ $? = 2 ] && ok cli/lavd-opt-needs-lavd || bad cli/lavd-opt-needs-lavd "exit not 2"
+
 # ---- determinism: same seed, same bytes; another seed, other numbers
 for s in lavd eevdf fifo vtime; do
 	a=(--topo desktop --workload game+compile --sched $s --duration-ms 300 --quiet)
@@ -76,6 +83,11 @@ for s in lavd eevdf fifo vtime; do
 	if ! cmp -s "$tmp/d1.json" "$tmp/d2.json"; then bad determinism/$s "same seed, different JSON"
 	elif cmp -s "$tmp/d1.json" "$tmp/d3.json"; then bad determinism/$s "seed has no effect"
 	else ok determinism/$s; fi
+done
+for o in preempt-kick no-preempt,no-lock-boost,no-inherit; do
+	a=(--topo desktop --workload game+compile --sched lavd --duration-ms 300 --quiet --lavd-opt $o)
+	sim "${a[@]}" --seed 7 --json "$tmp/d1.json" && sim "${a[@]}" --seed 7 --json "$tmp/d2.json"
+	cmp -s "$tmp/d1.json" "$tmp/d2.json" && ok determinism/lavd-opt/$o || bad determinism/lavd-opt/$o "same seed, different JSON"
 done
 sim --topo deck --workload server+batch --sched lavd --seed 9 --duration-ms 100 --quiet --trace "$tmp/t1" &&
 	sim --topo deck --workload server+batch --sched lavd --seed 9 --duration-ms 100 --quiet --trace "$tmp/t2"
@@ -98,6 +110,44 @@ chk --topo deck --workload game --sched lavd --seed 1 --duration-ms 100 --quiet 
 rc=$?
 [ $rc = 3 ] && grep -q "invariant violated at event 50" "$tmp/err" && ok invariants/fault-detected ||
 	bad invariants/fault-detected "exit $rc: $(cat "$tmp/err")"
+
+# ---- LAVD mechanisms: preemption, futex lock holders (docs/sim.md "Mechanisms on vs off")
+# A lock holder is never a preemption victim (checked at every claim under --check).
+for tw in desktop/server+batch deck/game+compile desktop/game+compile; do
+	for o in default preempt-kick; do
+		oa=(); [ $o != default ] && oa=(--lavd-opt $o)
+		if out=$(chk --topo ${tw%%/*} --workload ${tw#*/} --sched lavd --seed 12 --duration-ms 1000 --quiet \
+			"${oa[@]}" --json "$tmp/m.json" 2>&1); then
+			v=$(jobj "$tmp/m.json" system lavd_preempt_lock_holder)
+			[ "$v" = 0 ] && ok mech/lock-holder-not-victim/$tw/$o ||
+				bad mech/lock-holder-not-victim/$tw/$o "lock holder victims $v"
+		else
+			bad mech/lock-holder-not-victim/$tw/$o "$(echo "$out" | tail -1)"
+		fi
+	done
+done
+sim --topo desktop --workload server+batch --sched lavd --seed 1 --duration-ms 1000 --quiet --json "$tmp/m.json"
+acq=$(jobj "$tmp/m.json" system lavd_lock_acquire); v=$(jobj "$tmp/m.json" system lavd_preempt_lock_holder)
+[ "${acq:-0}" -gt 0 ] && [ "$v" = 0 ] && ok mech/lock-boost-sees-holders ||
+	bad mech/lock-boost-sees-holders "acquires $acq, lock holder victims $v"
+sim --topo desktop --workload server+batch --sched lavd --seed 1 --duration-ms 1000 --quiet --json "$tmp/m.json" \
+	--lavd-opt no-lock-boost
+acq=$(jobj "$tmp/m.json" system lavd_lock_acquire); r=$(jobj "$tmp/m.json" system lavd_lock_refill)
+[ "$acq" = 0 ] && [ "$r" = 0 ] && ok mech/no-lock-boost || bad mech/no-lock-boost "acquires $acq, refills $r"
+sim --topo deck --workload game+compile --sched lavd --seed 1 --duration-ms 2000 --quiet --json "$tmp/m.json"
+n=$(jobj "$tmp/m.json" system lavd_preempt)
+[ "${n:-0}" -gt 0 ] && ok mech/preempt-deck-gamecompile || bad mech/preempt-deck-gamecompile "preemptions $n"
+sim --topo deck --workload game+compile --sched lavd --seed 1 --duration-ms 2000 --quiet --json "$tmp/m.json" \
+	--lavd-opt no-preempt
+n=$(jobj "$tmp/m.json" system lavd_preempt)
+[ "$n" = 0 ] && ok mech/no-preempt || bad mech/no-preempt "preemptions $n"
+# kick: the victim switches at once (engine preemptions) instead of at its next tick
+sim --topo deck --workload game+compile --sched lavd --seed 1 --duration-ms 2000 --quiet --json "$tmp/m2.json" \
+	--lavd-opt preempt-kick
+k=$(jobj "$tmp/m2.json" system preemptions); n=$(jobj "$tmp/m2.json" system lavd_preempt)
+p0=$(jobj "$tmp/m.json" system preemptions)
+[ "${n:-0}" -gt 0 ] && [ "$k" -ge $((p0 + n / 2)) ] && ok mech/preempt-kick ||
+	bad mech/preempt-kick "kick preemptions $k, no-preempt $p0, claims $n"
 
 # ---- goldens: exact JSON summaries and one trace
 for g in "${GOLDEN[@]}"; do
