@@ -24,7 +24,7 @@ LOADER_SRCS := src/loader/main.c src/loader/opts.c src/loader/topo.c
 LOADER_HDRS := $(wildcard src/loader/*.h) src/common/intf.h $(POLICY_HDRS)
 
 .PHONY: all setup run test test-unit test-bpf test-diff test-vm test-loader clean
-all: $(O)/scx_lavd $(O)/vm-bin/wakechain $(O)/vm-bin/lavd-schbench
+all: $(O)/scx_lavd $(O)/vm-bin/wakechain $(O)/vm-bin/lavd-schbench $(O)/vm-bin/threadstorm
 
 setup:
 	@tools/setup.sh
@@ -53,6 +53,10 @@ $(O)/vm-bin/wakechain: tools/bench/wakechain.c
 	$(CC) -O2 -Wall -Wextra -Werror -static -pthread -o $@ $<
 
 $(O)/vm-bin/lavd-schbench: tools/bench/schbench.c
+	@mkdir -p $(O)/vm-bin
+	$(CC) -O2 -Wall -Wextra -Werror -static -pthread -o $@ $<
+
+$(O)/vm-bin/threadstorm: tools/bench/threadstorm.c
 	@mkdir -p $(O)/vm-bin
 	$(CC) -O2 -Wall -Wextra -Werror -static -pthread -o $@ $<
 

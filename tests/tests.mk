@@ -46,6 +46,11 @@ test-bpf: all
 test-vm: all
 	@tests/vm/tier-vm.sh
 
+# The full reliability suite (about 20 min per kernel); test-vm runs a subset.
+.PHONY: stress
+stress: all
+	@tests/vm/tier-stress.sh
+
 # Everything, with set-up first: what CI runs.
 test: setup
 	@$(MAKE) --no-print-directory test-build

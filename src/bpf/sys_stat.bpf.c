@@ -50,20 +50,31 @@ __noinline int lavd_update_turbulence(s32 cpu)
 {
 	struct cpu_ctx *cc = get_cpu_ctx(cpu);
 	struct bpf_cpumask *steady;
-	u64 idle, since, now = cur_now;
+	u64 idle, ours, since, now = cur_now;
 
 	if (!cc)
 		return 0;
+	/*
+	 * Idle or running ours now: count up to now and start the next
+	 * interval from now. The CPU itself may stop or wake meanwhile; the
+	 * error is one such transition's worth, not worth a lock.
+	 */
 	idle = cc->idle_ns;
 	since = READ_ONCE(cc->idle_since_ns);
-	/* Idle now: count up to now and start the next interval from now. */
 	if (since && now > since) {
 		idle += now - since;
 		__sync_bool_compare_and_swap(&cc->idle_since_ns, since, now);
 	}
 	cc->idle_ns = 0;
+	ours = cc->ours_ns;
+	since = READ_ONCE(cc->ours_since_ns);
+	if (since && now > since) {
+		ours += now - since;
+		__sync_bool_compare_and_swap(&cc->ours_since_ns, since, now);
+	}
+	cc->ours_ns = 0;
 	cc->lost_avg = pol_lost_avg(cc->lost_avg,
-				    pol_lost_util(cur_sample.interval_ns, idle, cc->busy_ns));
+				    pol_lost_util(cur_sample.interval_ns, idle, ours));
 	cc->turbulent = pol_is_turbulent(cc->lost_avg);
 
 	bpf_rcu_read_lock();

@@ -69,11 +69,17 @@ struct cpu_ctx {
 	u64 tot_revoke;
 	u64 tot_lock_boost;
 	u64 tot_lock_acquire;
-	u64 tot_turb_place;
-	u64 tot_warm_wait;	/* wakeups that waited for their warm CPU */	/* critical tasks that started on this CPU while turbulent */
-	/* turbulence: time neither idle nor running our tasks */
+	u64 tot_turb_place;	/* critical tasks that started on this CPU while turbulent */
+	u64 tot_warm_wait;	/* wakeups that waited for their warm CPU */
+	/*
+	 * turbulence: time neither idle nor running our tasks, both measured
+	 * by the wall clock and split at the timer round, so a task that runs
+	 * across the round is not charged to one interval in a lump.
+	 */
 	u64 idle_since_ns;	/* 0 when not idle */
 	u64 idle_ns;		/* idle time in the current interval */
+	u64 ours_since_ns;	/* 0 when not running one of our tasks */
+	u64 ours_ns;		/* our tasks' run time in the current interval */
 	u64 lost_avg;		/* pol_lost_avg, 0..1024 */
 	u8 turbulent;
 	u64 max_wait_ns;	/* longest wait seen on this CPU, since load */

@@ -220,6 +220,10 @@ int opts_parse(struct opts *o, int argc, char **argv)
 		fprintf(stderr, "scx_lavd: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return -1;
 	}
+	if (o->preempt_kick && o->no_preemption) {
+		fprintf(stderr, "scx_lavd: --preempt-kick needs preemption (drop --no-preemption)\n");
+		return -1;
+	}
 	if (o->slice_min_us > o->slice_max_us) {
 		/* Upstream accepts this and clamps inconsistently (observation O20). */
 		fprintf(stderr, "scx_lavd: --slice-min-us (%llu) must not exceed --slice-max-us (%llu)\n",

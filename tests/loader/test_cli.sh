@@ -22,10 +22,37 @@ check min_over_max 2 'must not exceed' --slice-min-us 6000 --slice-max-us 5000
 check unknown_flag 2 'unknown option' --frobnicate
 check missing_value 2 'needs a value' --slice-min-us
 check stray_arg 2 'unexpected argument' foo
+check kick_without_preemption 2 'needs preemption' --no-preemption --preempt-kick
+
+# Every flag that takes a value, with values that are not numbers, negative,
+# overflowing, empty and one past each end of its range.
+# flag:lo:hi  (hi+1 and lo-1 must be refused)
+for spec in slice-max-us:1:1000000 slice-min-us:1:1000000 preempt-shift:0:10 \
+	run-secs:1:31536000 warm-cpu-us:0:100000 pinned-slice-us:0:1000000 \
+	lat-load-target-pct:0:200 mig-delta-pct:0:200 lb-low-util-pct:0:200 \
+	lb-local-dsq-util-pct:0:200; do
+	f=${spec%%:*} r=${spec#*:}; lo=${r%%:*} hi=${r#*:}
+	check "${f}_word" 2 'not a non-negative integer' --"$f" abc
+	check "${f}_negative" 2 'not a non-negative integer' --"$f" -5
+	check "${f}_overflow" 2 'not a non-negative integer' --"$f" 99999999999999999999999
+	check "${f}_empty" 2 'not a non-negative integer' --"$f" ''
+	check "${f}_trailing" 2 'not a non-negative integer' --"$f" 12x
+	check "${f}_above" 2 'out of range' --"$f" $((hi + 1))
+	[ "$lo" -gt 0 ] && check "${f}_below" 2 'out of range' --"$f" $((lo - 1))
+done
+for v in abc 0 -1 86401 nan inf ''; do
+	check "stats_bad_${v:-empty}" 2 'not a number of seconds' --stats "$v"
+done
+# Flags without a value given one.
+for f in partial no-slice-boost no-preemption no-wake-sync no-futex-boost preempt-kick \
+	verbose autopilot autopower performance balanced powersave no-core-compaction; do
+	check "${f}_with_value" 2 'unknown option|does not take' --"$f"=1
+done
+check monitor_unimplemented 2 'not implemented' --monitor 1
 if [ ! -d /sys/kernel/sched_ext ]; then
 	if [ "$(id -u)" = 0 ]; then
 		check no_sched_ext 2 'no sched_ext' --run-secs 1
 	fi
 fi
-echo "$pass passed, $fail failed"
+echo "cli: $((pass + fail)) inputs tried, $pass passed, $fail failed"
 [ "$fail" = 0 ]

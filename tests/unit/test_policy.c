@@ -384,8 +384,11 @@ TEST(weight_scale)
 {
 	CHECK_EQ(pol_weight_scale(1000, 100), 1000);	/* nice 0: unchanged */
 	CHECK_EQ(pol_weight_scale(1000, 200), 500);
-	CHECK_EQ(pol_weight_scale(1000, 1), 100000);	/* nice 19 */
-	CHECK_EQ(pol_weight_scale(1000, 0), 100000);	/* clamped, no division by zero */
+	CHECK_EQ(pol_weight_scale(1000, 20), 5000);	/* nice ~7: below the cap */
+	CHECK_EQ(pol_weight_scale(1000, 13), 7692);
+	CHECK_EQ(pol_weight_scale(1000, 12), 8000);	/* capped: at most x8 */
+	CHECK_EQ(pol_weight_scale(1000, 1), 8000);	/* nice 19 */
+	CHECK_EQ(pol_weight_scale(1000, 0), 8000);	/* clamped, no division by zero */
 	CHECK_EQ(pol_weight_scale(1000000, 10000), 10000);
 	CHECK_EQ(pol_weight_scale(1000000, POL_U64_MAX), 10000);
 	CHECK_EQ(pol_weight_scale(POL_U64_MAX, 1), POL_U64_MAX);

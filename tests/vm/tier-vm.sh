@@ -9,8 +9,10 @@ rc=0
 for k in ${LAVD_VM_KERNELS:-7.3 7.2}; do
 	out=build/results/vm-$k
 	rm -rf "$out"; mkdir -p build/results
-	tools/vm/run --kernel "$k" --cpus 4 --timeout $((secs * 8 + 600)) --out "$out" \
-		-- sh tests/vm/load.sh "vm-$k" "$secs" 2>"$out.stderr" || rc=1
+	# load.sh, then the short subset of the reliability suite (stress.sh).
+	tools/vm/run --kernel "$k" --cpus 4 --timeout $((secs * 10 + 1200)) --out "$out" \
+		-- sh -c "sh tests/vm/load.sh vm-$k $secs; a=\$?; sh tests/vm/stress.sh vm-$k short 10; exit \$((a | \$?))" \
+		2>"$out.stderr" || rc=1
 	grep -E 'sched_ext|BUG|WARNING' "$out.stderr" | tail -5
 done
 exit $rc
