@@ -101,6 +101,7 @@ static void task_account(struct sim *s, struct task *p, struct lavd_cpu *cc, s32
 		return;
 	invr = pol_wall_to_invr(ran, s->topo->cpu[cpu].cap, POL_SCALE);
 	pol_task_account(&p->l.st, ran, invr, p->weight);
+	L(s)->logical_clk += pol_clock_service(ran, L(s)->sys.nr_active, L(s)->sys.avg_lat_cri);
 	if (cc)
 		cc->busy_ns += ran;
 }

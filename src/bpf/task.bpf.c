@@ -84,6 +84,8 @@ static __always_inline void task_account(struct task_struct *p, struct task_ctx 
 		return;
 	invr = pol_wall_to_invr(ran, scx_bpf_cpuperf_cap(cpu), scx_bpf_cpuperf_cur(cpu));
 	pol_task_account(&tc->st, ran, invr, p->scx.weight);
+	__sync_fetch_and_add(&logical_clk, pol_clock_service(ran, READ_ONCE(sys.nr_active),
+							     READ_ONCE(sys.avg_lat_cri)));
 	if (cc)
 		cc->busy_ns += ran;
 }

@@ -139,4 +139,25 @@ POL_FN u64 pol_clock_advance(u64 clk, u64 vdeadline, u64 nr_queued)
 	return clk + pol_div(vdeadline - clk, pol_max(nr_queued, 1));
 }
 
+/*
+ * ... and it also advances with service. Advancing only towards deadlines
+ * ahead of it (above) stalls the clock while the running tasks' deadlines
+ * are behind it: then tasks that sleep and wake briefly keep getting
+ * deadlines just past the clock and a task queued with a longer delta
+ * waits until they all stop. In the VM, 10,000 threads woken at once saw a
+ * 6.7 s wait that way (upstream's clock has the same flaw).
+ *
+ * Deadline deltas are run time x penalty / lat_cri: nanoseconds per unit
+ * of criticality. Service in the same units is ran_ns / avg_lat_cri, shared
+ * by the active CPUs. With every CPU busy the clock then passes a deadline
+ * d ahead of it within about d x avg_lat_cri of real time: a task of
+ * average criticality waits at most about its runtime term (5-20 ms), a
+ * more critical one less, a less critical one more, and none indefinitely.
+ * Criticality still orders tasks queued within that span of each other.
+ */
+POL_FN u64 pol_clock_service(u64 ran_ns, u64 nr_active, u64 avg_lat_cri)
+{
+	return pol_div(ran_ns, pol_mul_sat(pol_max(nr_active, 1), pol_max(avg_lat_cri, 1)));
+}
+
 #endif /* __POL_DEADLINE_H */

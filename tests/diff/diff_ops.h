@@ -85,6 +85,7 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		break;
 	case OP_CLOCK:
 		out[0] = pol_clock_advance(in[0], in[1], in[2]);
+		out[1] = pol_clock_service(in[3], in[4], in[5]);
 		break;
 	case OP_SLICE_TARGET:
 		out[0] = pol_slice_target(in[0], in[1], &c->cfg);

@@ -178,21 +178,22 @@ if [ $rc = 0 ] && wait_state disabled 15; then pass unload "longest wait of the 
 last=/sys/devices/system/cpu/cpu$((NCPU - 1))/online
 loops=1; [ "$MODE" = full ] && loops=3
 if [ -w "$last" ] && start_lavd hotloop; then
-	i=0 ok=1
-	while [ $i -lt $loops ]; do
+	# cyc, not i: reap and wait_state (lib.sh) use i.
+	cyc=0 ok=1
+	while [ $cyc -lt $loops ]; do
 		echo 0 >"$last"; sleep 1; echo 1 >"$last"
 		j=0
-		while [ $j -lt 120 ] && ! { [ "$(grep -c 'scheduling' /out/hotloop.log)" -ge $((i + 2)) ] &&
+		while [ $j -lt 120 ] && ! { [ "$(grep -c 'scheduling' /out/hotloop.log)" -ge $((cyc + 2)) ] &&
 			[ "$(state)" = enabled ]; }; do
 			sleep 1; j=$((j + 1))
 		done
 		[ $j -lt 120 ] || { ok=0; break; }
-		i=$((i + 1))
+		cyc=$((cyc + 1))
 	done
 	stress-ng --cpu "$NCPU" -t 3s >/dev/null 2>&1 || ok=0
 	stop_lavd || ok=0
 	wait_state disabled 15 || ok=0
-	fault_done hotplug_loop $ok "$i of $loops offline/online cycles restarted"
+	fault_done hotplug_loop $ok "$cyc of $loops offline/online cycles restarted"
 else
 	fault_done hotplug_loop 0 "no hotplug control or did not attach"
 fi
