@@ -51,6 +51,12 @@ test-vm: all
 stress: all
 	@tests/vm/tier-stress.sh
 
+# Simulator vs VM on the same rt-app files (tests/calib/*.json): runs the VM
+# (about 15 min), writes docs/calibration.md. LAVD_CALIB_VM=0: sim side only.
+.PHONY: calib
+calib: all $(O)/lavd-sim
+	@tests/calib/run.sh
+
 # Everything, with set-up first: what CI runs.
 test: setup
 	@$(MAKE) --no-print-directory test-build

@@ -21,7 +21,7 @@ need_root() {
 
 PKGS_HOST="make gcc pkg-config libelf-dev zlib1g-dev libzstd-dev zstd libjansson-dev gnuplot-nox"
 PKGS_BPO="clang-19 llvm-19 libclang-rt-19-dev libbpf-dev bpftool"
-PKGS_VM="busybox-static cpio stress-ng rt-tests linux-perf"
+PKGS_VM="busybox-static cpio stress-ng rt-tests linux-perf rt-app"
 
 missing=""
 for p in $PKGS_HOST $PKGS_BPO $PKGS_VM; do
