@@ -84,13 +84,24 @@ int topo_parse_cpulist(const char *s, bool *set, int max)
 	return count;
 }
 
-/* Id of the last-level cache of a CPU: the highest level that holds data. */
+/*
+ * Key of the last-level cache of a CPU: the highest level that holds data,
+ * named by the first CPU that shares it. The sharing list is the relation
+ * itself; the cache "id" is only a label and can disagree with it: QEMU
+ * -cpu max on an AMD host gives each of 4 vCPUs its own L3 id while every
+ * shared_cpu_list says 0-3 (and the kernel builds one MC domain of 4).
+ * Keying by id there made 4 one-CPU domains that stole from each other all
+ * the time. The id is used only when the list is missing or malformed.
+ */
 static int cpu_llc_key(const char *root, int cpu, long *key)
 {
 	char path[512], type[32];
 	long level, best_level = -1, id;
 
 	for (int i = 0; i < 16; i++) {
+		char list[4096];
+		bool set[LAVD_MAX_CPUS] = { false };
+
 		snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/level", root, cpu, i);
 		if (read_int(path, &level))
 			continue;
@@ -99,19 +110,17 @@ static int cpu_llc_key(const char *root, int cpu, long *key)
 			continue;
 		if (level <= best_level)
 			continue;
-		/* Prefer the kernel's cache id; else the first CPU sharing it. */
-		snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/id", root, cpu, i);
-		if (read_int(path, &id)) {
-			char list[4096];
-			bool set[LAVD_MAX_CPUS] = { false };
-
-			snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/shared_cpu_list",
-				 root, cpu, i);
-			if (read_line(path, list, sizeof(list)) <= 0 ||
-			    topo_parse_cpulist(list, set, LAVD_MAX_CPUS) <= 0)
-				continue;
+		snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/shared_cpu_list", root, cpu, i);
+		if (read_line(path, list, sizeof(list)) > 0 &&
+		    topo_parse_cpulist(list, set, LAVD_MAX_CPUS) > 0) {
 			for (id = 0; id < LAVD_MAX_CPUS && !set[id]; id++)
 				;
+		} else {
+			snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/id", root, cpu, i);
+			if (read_int(path, &id))
+				continue;
+			/* Keep label keys apart from CPU-number keys. */
+			id += LAVD_MAX_CPUS;
 		}
 		best_level = level;
 		*key = level * 1000000 + id;

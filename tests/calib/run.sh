@@ -9,11 +9,10 @@
 #
 # Each scenario is one file, tests/calib/NAME.json, in the subset of rt-app's
 # JSON that both rt-app 1.0 (Debian bookworm) and lavd-sim read unchanged:
-#   (i)   lavd-sim --topo tests/calib/vm4.json (the VM's topology as scx_lavd's
-#         loader reads it: 4 CPUs, each its own LLC, no SMT, equal capacity)
+#   (i)   lavd-sim --topo tests/calib/vm4.json (the VM's topology as the
+#         guest kernel and scx_lavd's loader read it: 4 CPUs sharing one LLC
+#         by shared_cpu_list, no SMT, equal capacity)
 #         --sched eevdf|lavd, seeds 1..REPS, for the file's global.duration;
-#         plus, as a side check, eevdf on one 4-CPU LLC (the guest kernel's
-#         own view: its L3 shared_cpu_list is 0-3), reported below the table;
 #   (ii)  the VM (QEMU TCG, -icount, 4 vCPUs) runs tests/calib/guest.sh: rt-app
 #         under EEVDF, then under scx_lavd, REPS times;
 #   (iii) docs/calibration.md: per scenario p50/p90/p99 wake-up latency,
@@ -83,15 +82,11 @@ for s in $scens; do
 	wl=tests/calib/$s.json
 	[ -f "$wl" ] || { echo "calib: no scenario $wl" >&2; exit 2; }
 	dur=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["global"]["duration"]) * 1000)' "$wl")
-	for sched in eevdf lavd eevdf-1llc; do
+	for sched in eevdf lavd; do
 		topo=tests/calib/vm4.json
-		if [ "$sched" = eevdf-1llc ]; then
-			topo=$res/vm4-1llc.json
-			echo '{ "name": "vm4-1llc", "groups": [ { "llcs": 1, "cores_per_llc": 4, "smt": 1, "cap": 1024 } ] }' >"$topo"
-		fi
 		for seed in $(seq 1 "$reps"); do
 			base=$res/sim-$s-$sched-$seed
-			"$sim" --topo "$topo" --workload "$wl" --sched "${sched%-1llc}" --seed "$seed" \
+			"$sim" --topo "$topo" --workload "$wl" --sched "$sched" --seed "$seed" \
 				--duration-ms "$dur" --quiet --json "$base.json" --trace "$base.trace"
 			python3 - "$wl" "$base.json" "$base.trace" "$s" "$sched" "$seed" >>"$res/sim.txt" <<'EOF'
 import json, sys
@@ -209,10 +204,10 @@ if info:
     L.append("- guest: kernel %s, %s CPUs, LLC shared_cpu_list per CPU: %s, timer slack %s ns" % (
         info.get("kernel", "?"), info.get("nproc", "?"), info.get("llc_shared_cpu_lists", "?").strip() or "?",
         info.get("timerslack_ns", "?")))
-    L.append("- guest L3 ids per CPU: %s (scx_lavd's loader keys LLCs by this id: 4 LLCs); sched domains of CPU 0 (/proc/schedstat): %s; EEVDF base slice %s ns" % (
+    L.append("- guest L3 ids per CPU: %s (scx_lavd's loader keys LLCs by shared_cpu_list, not by this id); sched domains of CPU 0 (/proc/schedstat): %s; EEVDF base slice %s ns" % (
         info.get("llc_ids", "?").strip() or "?", info.get("sched_domains_cpu0", "?").strip() or "?",
         info.get("eevdf_base_slice_ns", "?").strip() or "?"))
-L.append("- simulator: `build/lavd-sim --topo tests/calib/vm4.json` (4 CPUs, 4 LLCs, no SMT, capacity 1024), seeds 1..%s" % reps)
+L.append("- simulator: `build/lavd-sim --topo tests/calib/vm4.json` (4 CPUs, 1 LLC, no SMT, capacity 1024), seeds 1..%s" % reps)
 L.append("- repetitions: %s VM runs per scheduler (EEVDF, then scx_lavd, in one boot), %s simulator seeds" % (reps, reps))
 L.append("- cells: median over the repetitions (min–max), µs. VM: rt-app `wu_lat`; sim: wake→run")
 L.append("  from `--trace`; both: threads with a timer, first 5 periods of each dropped, nearest-rank percentiles")
@@ -239,8 +234,6 @@ for s in scens:
             cell(s, "vm", sched, "slack_p50_us"), cell(s, "vm", sched, "loops_per_ms_p50")))
         extra.append("sim %s `--json` class delay (includes re-queue after preemption): p50 %s, p99 %s µs" % (
             sched, cell(s, "sim", sched, "json_p50_us", 1), cell(s, "sim", sched, "json_p99_us", 1)))
-    extra.append("sim eevdf on one 4-CPU LLC (the guest kernel's view): p50 %s, p90 %s, p99 %s µs" % tuple(
-        cell(s, "sim", "eevdf-1llc", "wake_%s_us" % p) for p in ("p50", "p90", "p99")))
     for e in extra:
         L.append("- " + e)
     ratios = []

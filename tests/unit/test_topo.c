@@ -114,6 +114,47 @@ TEST(two_llcs_smt)
 	free(t);
 }
 
+/*
+ * QEMU -cpu max on an AMD host: every vCPU has its own L3 id, but every
+ * shared_cpu_list says they share one L3. The list wins: one LLC.
+ */
+TEST(llc_by_shared_list_not_id)
+{
+	struct topo *t = calloc(1, sizeof(*t));
+	char err[256], rel[128];
+
+	fresh_root();
+	put("online", "0-3\n");
+	for (int i = 0; i < 4; i++) {
+		char s[16];
+
+		snprintf(s, sizeof(s), "%d", i);
+		cpu(i, i, s, 0);
+		snprintf(rel, sizeof(rel), "cpu%d/cache/index3/shared_cpu_list", i);
+		put(rel, "0-3\n");
+	}
+	CHECK(topo_read(t, root, err, sizeof(err)) == 0);
+	CHECK_EQ(t->nr_llcs, 1);
+	CHECK_EQ(t->llc[3], t->llc[0]);
+
+	/* Two halves by list, one id for all: two LLCs. */
+	fresh_root();
+	put("online", "0-3\n");
+	for (int i = 0; i < 4; i++) {
+		char s[16];
+
+		snprintf(s, sizeof(s), "%d", i);
+		cpu(i, 0, s, 0);
+		snprintf(rel, sizeof(rel), "cpu%d/cache/index3/shared_cpu_list", i);
+		put(rel, i < 2 ? "0-1\n" : "2-3\n");
+	}
+	CHECK(topo_read(t, root, err, sizeof(err)) == 0);
+	CHECK_EQ(t->nr_llcs, 2);
+	CHECK_EQ(t->llc[1], t->llc[0]);
+	CHECK(t->llc[2] != t->llc[0]);
+	free(t);
+}
+
 TEST(offline_cpu_and_missing_cache)
 {
 	struct topo *t = calloc(1, sizeof(*t));
