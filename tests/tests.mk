@@ -2,10 +2,15 @@
 # prints every PASS/FAIL line and ends with "N passed, N failed".
 #
 #   test-unit   T0  policy core on the host under ASan/UBSan; loader units
+#   test-fuzz   T0  policy core under libFuzzer+ASan/UBSan: seeds replay, recorded
+#                   crashes, LAVD_FUZZ_SECS (60) of fuzzing, and a build with an
+#                   injected bug that must be caught within 30 s (tests/fuzz/)
 #   test-diff   T2  host build == BPF build of the policy (BPF_PROG_TEST_RUN)
 #   test-sim    T3  simulator: determinism, invariants, golden traces (sim/sim.mk)
 #   test-bpf    T1  the scheduler object passes the verifier (VM, 7.3 and 7.2)
 #   test-vm     T4  load tests in the VM on 7.3 and 7.2
+#
+#   fuzz            not a tier: the same fuzzer for LAVD_FUZZ_LONG_SECS (600)
 
 DIFF_CASES ?= 600
 TEST_CFLAGS := -O1 -g -Wall -Wextra -Werror -std=gnu11 -Isrc -Itests $(SAN_FLAGS)
@@ -29,8 +34,32 @@ $(O)/diff_bug.bpf.o: tests/diff/diff.bpf.c tests/diff/diff_ops.h $(POLICY_HDRS) 
 $(O)/diff_host: tests/diff/diff_host.c tests/diff/diff_ops.h $(POLICY_HDRS) | $(O)
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -Isrc -Itests/diff -o $@ $< -lbpf -lelf -lz
 
+# libFuzzer harness of the policy core. The selftest build has a bug injected
+# in a local copy of pol_slice_target; it skips the inputs of bugs already
+# recorded in tests/fuzz/crashes/ so that they cannot hide the injected one.
+LAVD_FUZZ_SECS      ?= 60
+LAVD_FUZZ_LONG_SECS ?= 600
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+               -Isrc -Itests -Wall -Wextra -Werror -std=gnu11
+
+$(O)/fuzz_policy: tests/fuzz/fuzz_policy.c $(POLICY_HDRS) | $(O)
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $<
+
+$(O)/fuzz_policy_selftest: tests/fuzz/fuzz_policy.c $(POLICY_HDRS) | $(O)
+	$(CLANG) $(FUZZ_CFLAGS) -DFUZZ_SELFTEST -DFUZZ_SKIP_KNOWN_BUGS -o $@ $<
+
+.PHONY: test-fuzz fuzz
+test-fuzz: $(O)/fuzz_policy $(O)/fuzz_policy_selftest
+	@rc=0; \
+	 O=$(O) tests/fuzz/run.sh $(O)/fuzz_policy $(LAVD_FUZZ_SECS) || rc=1; \
+	 O=$(O) tests/fuzz/run.sh $(O)/fuzz_policy_selftest 30 --expect-crash P_SLICE_TARGET || rc=1; \
+	 exit $$rc
+
+fuzz: $(O)/fuzz_policy
+	@O=$(O) tests/fuzz/run.sh $(O)/fuzz_policy $(LAVD_FUZZ_LONG_SECS)
+
 .PHONY: test-build
-test-build: all $(O)/test_policy $(O)/test_topo $(O)/test_opts $(O)/diff.bpf.o \
+test-build: all $(O)/test_policy $(O)/test_topo $(O)/test_opts $(O)/fuzz_policy $(O)/diff.bpf.o \
 	    $(O)/diff_bug.bpf.o $(O)/diff_host $(O)/lavd-sim $(O)/lavd-sim-debug
 
 test-unit: $(O)/test_policy $(O)/test_topo $(O)/test_opts $(O)/scx_lavd
@@ -60,4 +89,4 @@ calib: all $(O)/lavd-sim
 # Everything, with set-up first: what CI runs.
 test: setup
 	@$(MAKE) --no-print-directory test-build
-	@tests/run-tiers $(O)/results unit:test-unit diff:test-diff sim:test-sim bpf:test-bpf vm:test-vm
+	@tests/run-tiers $(O)/results unit:test-unit fuzz:test-fuzz diff:test-diff sim:test-sim bpf:test-bpf vm:test-vm

@@ -26,8 +26,8 @@
  * It is a single translation unit because bpftool cannot link objects that
  * repeat kfunc declarations.
  *
- * Not built yet (see README): cache warmth, core
- * compaction and power modes, cpufreq, cgroup bandwidth.
+ * Not built yet (see README): core compaction and power modes, cpufreq,
+ * cgroup bandwidth.
  */
 #include "lavd.bpf.h"
 #include "task.bpf.c"

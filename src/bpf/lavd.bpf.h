@@ -92,8 +92,8 @@ const volatile u64 slice_max_ns = POL_SLICE_MAX_NS_DFL;
 const volatile u32 preempt_shift = POL_PREEMPT_SHIFT_DFL;
 const volatile u32 pol_flags;			/* enum pol_cfg_flags */
 const volatile u32 verbose;
-const volatile u8 preempt_kick;
-const volatile u64 warm_cpu_ns;			/* --warm-cpu-us: wait budget for a warm CPU, 0 = off */			/* preempt with an IPI, not a shorter slice */
+const volatile u8 preempt_kick;			/* preempt with an IPI, not a shorter slice */
+const volatile u64 warm_cpu_ns;			/* --warm-cpu-us: wait budget for a warm CPU, 0 = off */
 
 /* State. */
 struct cpu_ctx cpu_ctxs[LAVD_MAX_CPUS];

@@ -57,11 +57,13 @@ typedef int64_t s64;
  * constant. Under BPF it is an open-coded iterator: the verifier checks the
  * body once with i in [0, max) instead of walking every iteration with a
  * constant i, whose states multiply with each branch in the body.
+ * n is compared as unsigned 64-bit: an (int) cast turned a u32 n >= 2^31
+ * negative and skipped the loop (found by tests/fuzz, pick_stealee_n_2p31).
  */
 #if defined(__bpf__) && defined(bpf_for)
-#define pol_for(i, n, max)	bpf_for(i, 0, max) if ((i) >= (int)(n)) break; else
+#define pol_for(i, n, max)	bpf_for(i, 0, max) if ((unsigned long long)(i) >= (unsigned long long)(n)) break; else
 #else
-#define pol_for(i, n, max)	for ((i) = 0; (i) < (int)(n) && (i) < (max); (i)++)
+#define pol_for(i, n, max)	for ((i) = 0; (unsigned long long)(i) < (unsigned long long)(n) && (i) < (max); (i)++)
 #endif
 
 POL_FN u64 pol_min(u64 a, u64 b) { return a < b ? a : b; }
