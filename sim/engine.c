@@ -10,7 +10,7 @@
 #include <math.h>
 #include "sim.h"
 
-enum { EV_CPU, EV_RESCHED, EV_WAKE, EV_ARRIVAL, EV_STAT, EV_CLS_TIMER, EV_END };
+enum { EV_CPU, EV_RESCHED, EV_WAKE, EV_ARRIVAL, EV_STAT, EV_CLS_TIMER, EV_END, EV_RT, EV_RT_WAKE };
 
 static const u32 prio_to_weight[40] = {
 	88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
@@ -326,7 +326,7 @@ static void cpu_acct(struct sim *s, struct sim_cpu *c)
 {
 	u64 d = s->now - c->last_acct;
 
-	if (c->curr)
+	if (cpu_busy(c))
 		c->busy_ns += d;
 	else
 		c->idle_ns += d;
@@ -338,7 +338,7 @@ static u32 cpu_speed(struct sim *s, int cpu)
 	int sib = s->topo->cpu[cpu].sibling;
 	u32 sp = s->topo->cpu[cpu].cap;
 
-	if (sib >= 0 && s->cpu[sib].curr)
+	if (sib >= 0 && cpu_busy(&s->cpu[sib]))
 		sp = sp * SIM_SMT_SPEED >> 10;
 	return sp ? sp : 1;
 }
@@ -451,9 +451,27 @@ void sim_local_push(struct sim *s, int cpu, struct task *t)
 		c->local_head = t;
 	c->local_tail = t;
 	c->local_n++;
-	/* An enqueue on the local queue of an idle CPU wakes it. */
-	if (!c->curr)
+	/* An enqueue on the local queue of an idle CPU wakes it (an RT task's CPU looks later). */
+	if (!cpu_busy(c))
 		sim_kick(s, cpu, 0);
+}
+
+/* SCX_ENQ_HEAD: the CPU's next task (a task an RT task took the CPU from). */
+void sim_local_push_head(struct sim *s, int cpu, struct task *t)
+{
+	struct sim_cpu *c = &s->cpu[cpu];
+
+	if (s->check)
+		CHECK(s, t->where == TW_NONE, "task %d inserted in local DSQ %d while queued (%d)",
+		      t->id, cpu, t->where);
+	t->where = TW_LOCAL;
+	t->where_id = cpu;
+	t->cpu = cpu;
+	t->next = c->local_head;
+	c->local_head = t;
+	if (!c->local_tail)
+		c->local_tail = t;
+	c->local_n++;
 }
 
 struct task *sim_local_pop(struct sim *s, int cpu)
@@ -535,6 +553,23 @@ struct task *scx_schedule(struct sim *s, const struct scx_ops *o, int cpu, struc
 	return next;
 }
 
+/*
+ * A higher sched class (an RT task) takes the CPU from prev, which is still
+ * runnable: put_prev_task_scx() calls ops.stopping(p, true) and, the slice
+ * not being used up, puts p back at the head of the local DSQ without
+ * ops.enqueue. (LAVD has no ops.cpu_release.)
+ */
+void scx_rt_preempt(struct sim *s, const struct scx_ops *o, int cpu, struct task *prev)
+{
+	prev->scx_slice = sim_slice_left(s, cpu);
+	if (!prev->scx_slice)
+		prev->scx_slice = 1;
+	o->stopping(s, prev, true);
+	prev->state = TS_QUEUED;
+	prev->where = TW_NONE;
+	sim_local_push_head(s, cpu, prev);
+}
+
 /* ---------------------------------------------------------------- tasks */
 
 static struct task *task_new(struct sim *s, int tmpl_id)
@@ -574,6 +609,7 @@ static struct task *task_new(struct sim *s, int tmpl_id)
 	t->cls = tp->cls;
 	t->pinned = tp->pinned;
 	t->kthread = tp->kthread;
+	t->rt = tp->rt;
 	t->family = tp->family;
 	t->nice = tp->nice;
 	t->weight = nice_to_scx_weight(tp->nice);
@@ -597,6 +633,8 @@ static void trace(struct sim *s, int cpu, const char *what, const struct task *t
 			t ? t->id : -1);
 }
 
+static void rt_wake(struct sim *s, struct task *t);
+
 static void task_wake(struct sim *s, struct task *t, struct task *waker, int flags)
 {
 	if (s->check)
@@ -607,7 +645,10 @@ static void task_wake(struct sim *s, struct task *t, struct task *waker, int fla
 	t->sleep_gen++;
 	s->st.wakeups++;
 	trace(s, waker ? waker->cpu : -1, "wake", t);
-	s->cls->wake(s, t, waker, flags);
+	if (t->rt)
+		rt_wake(s, t);
+	else
+		s->cls->wake(s, t, waker, flags);
 }
 
 static void frame_done(struct sim *s)
@@ -742,7 +783,7 @@ static int task_advance(struct sim *s, struct task *t)
 			 * someone waits, or the owner itself got the lock by waiting.
 			 * The release is seen at the syscall's exit, after the wakeup.
 			 */
-			if ((w || t->lock_waited) && s->cls->futex)
+			if ((w || t->lock_waited) && s->cls->futex && !t->rt)
 				s->cls->futex(s, t, 0);
 			t->lock_waited = 0;
 			break;
@@ -762,7 +803,8 @@ static int task_advance(struct sim *s, struct task *t)
 		case OP_FORK:
 			w = task_new(s, op->arg);
 			w->cpu = t->cpu;
-			s->cls->task_new(s, w, t);
+			if (!w->rt)
+				s->cls->task_new(s, w, t);
 			s->st.forks++;
 			task_wake(s, w, t, WAKE_FORK);
 			break;
@@ -803,6 +845,11 @@ static void cpu_start(struct sim *s, int cpu, struct task *t)
 
 	cpu_acct(s, c);
 	clr_idle(s, cpu);
+	if (c->in_idle) {
+		c->in_idle = 0;
+		if (s->cls->update_idle)
+			s->cls->update_idle(s, cpu, false);
+	}
 	c->curr = t;
 	c->seg_start = s->now;
 	c->run_start = s->now;
@@ -810,8 +857,11 @@ static void cpu_start(struct sim *s, int cpu, struct task *t)
 	t->where = TW_CPU;
 	t->where_id = cpu;
 	t->cpu = cpu;
-	if (t->last_cpu >= 0 && t->last_cpu != cpu)
+	if (t->last_cpu >= 0 && t->last_cpu != cpu) {
 		s->st.migrations++;
+		if (s->topo->cpu[t->last_cpu].llc != s->topo->cpu[cpu].llc)
+			s->st.migrations_xllc++;
+	}
 	t->last_cpu = cpu;
 	hist_add(&s->st.delay, delay);
 	hist_add(&s->st.cls[t->cls].delay, delay);
@@ -842,6 +892,11 @@ static void cpu_go_idle(struct sim *s, int cpu)
 	c->gen++;
 	c->ev_pending = 0;
 	set_idle(s, cpu);
+	if (!c->in_idle) {
+		c->in_idle = 1;
+		if (s->cls->update_idle)
+			s->cls->update_idle(s, cpu, true);
+	}
 	sibling_changed(s, cpu);
 }
 
@@ -854,7 +909,7 @@ static void task_free(struct sim *s, struct task *t)
 	s->nr_live--;
 	s->st.exits++;
 	s->st.cls[t->cls].nr_tasks_done++;
-	if (s->cls->task_dead)
+	if (s->cls->task_dead && !t->rt)
 		s->cls->task_dead(s, t);
 	t->next = s->free_tasks;
 	s->free_tasks = t;
@@ -947,6 +1002,150 @@ static void ev_cpu(struct sim *s, int cpu)
 	cpu_arm(s, cpu);
 }
 
+/* ---------------------------------------------------------------- RT tasks */
+
+/*
+ * SCHED_FIFO tasks (workload "policy": "SCHED_FIFO", pinned): the class
+ * under test never sees them. One runs on its CPU until it blocks, taking
+ * the CPU from whatever ran there; RT tasks of one CPU queue FIFO. Their
+ * work is wall time (not slowed by a busy SMT sibling), but they do slow the
+ * sibling. For LAVD that time is neither idle nor its own: lost time.
+ */
+static void rt_run(struct sim *s, int cpu);
+
+static void rt_start(struct sim *s, int cpu, struct task *t)
+{
+	struct sim_cpu *c = &s->cpu[cpu];
+	struct task *prev = c->curr;
+	u64 delay = s->now - t->wait_since;
+
+	cpu_acct(s, c);
+	if (prev) {
+		sim_update_curr(s, cpu);
+		trace(s, cpu, "preempt", prev);
+		s->st.preemptions++;
+		s->st.rt_preempt++;
+		if (prev->nr_locks)
+			s->st.lock_owner_preempted++;
+		/* the class still sees prev on the CPU, as in put_prev_task */
+		s->cls->rt_preempt(s, cpu, prev);
+		c->curr = NULL;
+		c->gen++;
+		c->ev_pending = 0;
+		prev->wait_since = s->now;
+		prev->state = TS_QUEUED;
+		if (s->check)
+			CHECK(s, prev->where != TW_NONE && prev->where != TW_CPU,
+			      "task %d preempted by RT task %d is in no queue", prev->id, t->id);
+	} else {
+		clr_idle(s, cpu);
+		if (c->in_idle) {
+			c->in_idle = 0;
+			if (s->cls->update_idle)
+				s->cls->update_idle(s, cpu, false);
+		}
+	}
+	c->rt = t;
+	c->rt_seg_start = s->now;
+	t->state = TS_RUNNING;
+	t->where = TW_CPU;
+	t->where_id = cpu;
+	t->cpu = cpu;
+	t->last_cpu = cpu;
+	t->wait_since = 0;
+	hist_add(&s->st.cls[t->cls].delay, delay);
+	s->st.cls[t->cls].nr_run++;
+	trace(s, cpu, "run", t);
+	if (!prev)
+		sibling_changed(s, cpu);
+	rt_run(s, cpu);
+}
+
+/*
+ * Woken (possibly by the task running on its CPU, in the middle of its
+ * program): it takes the CPU once the current event is done, at the same time.
+ */
+static void rt_wake(struct sim *s, struct task *t)
+{
+	t->where = TW_RTQ;
+	t->where_id = t->pinned;
+	ev_push_now(s, EV_RT_WAKE, (u32)t->id);
+}
+
+static void ev_rt_wake(struct sim *s, struct task *t)
+{
+	int cpu = t->pinned;
+	struct sim_cpu *c = &s->cpu[cpu];
+	struct task **pp = &c->rtq;
+
+	t->where = TW_NONE;
+	if (!c->rt) {
+		rt_start(s, cpu, t);
+		return;
+	}
+	while (*pp)
+		pp = &(*pp)->next;
+	t->next = NULL;
+	*pp = t;
+	t->where = TW_RTQ;
+	t->where_id = cpu;
+}
+
+/* Account the running RT task's time up to now. */
+static void rt_update(struct sim *s, struct sim_cpu *c)
+{
+	struct task *t = c->rt;
+	u64 ran = s->now - c->rt_seg_start, work = ran < t->work_left ? ran : t->work_left;
+
+	t->work_left -= work;
+	t->work_done += work;
+	t->sum_exec += ran;
+	s->st.cls[t->cls].runtime += ran;
+	s->st.tmpl_runtime[t->tmpl] += ran;
+	s->st.cls[t->cls].work += work;
+	c->rt_seg_start = s->now;
+}
+
+/* The RT task on cpu has no work left: advance its program, then run on or leave. */
+static void rt_run(struct sim *s, int cpu)
+{
+	struct sim_cpu *c = &s->cpu[cpu];
+	struct task *t = c->rt, *n;
+	int r = task_advance(s, t);
+
+	if (r == ADV_RUN) {
+		c->rt_gen++;
+		ev_push(s, s->now + t->work_left, EV_RT, (u32)cpu, c->rt_gen);
+		return;
+	}
+	trace(s, cpu, r == ADV_EXIT ? "exit" : "block", t);
+	cpu_acct(s, c);
+	c->rt = NULL;
+	c->rt_gen++;
+	t->where = TW_NONE;
+	if (r == ADV_EXIT)
+		task_free(s, t);
+	else
+		t->state = TS_SLEEPING;
+	if ((n = c->rtq)) {
+		c->rtq = n->next;
+		n->next = NULL;
+		n->where = TW_NONE;
+		rt_start(s, cpu, n);
+		return;
+	}
+	/* back to the class: what was put back, or whatever it has for this CPU */
+	cpu_schedule(s, cpu, NULL, 0);
+}
+
+static void ev_rt(struct sim *s, int cpu)
+{
+	struct sim_cpu *c = &s->cpu[cpu];
+
+	rt_update(s, c);
+	rt_run(s, cpu);
+}
+
 static void ev_arrival(struct sim *s)
 {
 	const struct sim_workload *w = s->wl;
@@ -986,12 +1185,19 @@ static void check_all(struct sim *s, int full)
 			CHECK(s, c->curr->state == TS_RUNNING && c->curr->where == TW_CPU &&
 			      c->curr->where_id == i, "CPU %d runs task %d in state %d/%d", i,
 			      c->curr->id, c->curr->state, c->curr->where);
-		if (c->curr && mask_test(&s->idle, i))
+		if (c->rt)
+			CHECK(s, !c->curr && c->rt->state == TS_RUNNING && c->rt->where == TW_CPU &&
+			      c->rt->where_id == i && c->rt->pinned == i,
+			      "CPU %d runs RT task %d in state %d/%d beside task %d", i, c->rt->id,
+			      c->rt->state, c->rt->where, c->curr ? c->curr->id : -1);
+		if (cpu_busy(c) && mask_test(&s->idle, i))
 			sim_fail(s, "CPU %d is busy and marked idle", i);
-		busy += c->busy_ns + (c->curr ? s->now - c->last_acct : 0);
-		idle += c->idle_ns + (c->curr ? 0 : s->now - c->last_acct);
+		busy += c->busy_ns + (cpu_busy(c) ? s->now - c->last_acct : 0);
+		idle += c->idle_ns + (cpu_busy(c) ? 0 : s->now - c->last_acct);
 		if (c->curr)
 			exec += s->now - c->seg_start;
+		if (c->rt)
+			exec += s->now - c->rt_seg_start;
 	}
 	CHECK(s, busy + idle == (u64)s->nr_cpus * s->now,
 	      "CPU time not conserved: busy %llu + idle %llu != %d x %llu",
@@ -1017,6 +1223,54 @@ static void check_all(struct sim *s, int full)
 		s->cls->check(s);
 }
 
+/*
+ * Load of each LLC per capacity: the weights (or the number) of its runnable
+ * tasks, running on its CPUs or queued for them (LAVD: its DSQ; EEVDF: the
+ * runqueues; fifo/vtime: the CPU a task last ran on), per 1024 of capacity.
+ * The imbalance is max / min over the LLCs, when every LLC has load.
+ */
+static void sample_imbalance(struct sim *s, struct sim_timeline *tl)
+{
+	u64 wgt[SIM_MAX_LLCS] = { 0 }, cnt[SIM_MAX_LLCS] = { 0 }, cap[SIM_MAX_LLCS] = { 0 };
+	u64 wmax = 0, wmin = ~0ULL, cmax = 0, cmin = ~0ULL;
+	int i, n = s->topo->nr_llcs;
+
+	for (i = 0; i < s->nr_cpus; i++)
+		cap[s->topo->cpu[i].llc] += s->topo->cpu[i].cap;
+	for (i = 0; i < s->nr_tasks; i++) {
+		const struct task *t = s->tasks[i];
+		int llc;
+
+		if ((t->state != TS_QUEUED && t->state != TS_RUNNING) || t->rt)
+			continue;
+		llc = s->topo->cpu[t->cpu].llc;
+		wgt[llc] += t->weight;
+		cnt[llc]++;
+	}
+	for (i = 0; i < n; i++) {
+		u64 w = cap[i] ? wgt[i] * 1024 * 1024 / cap[i] : 0;
+		u64 c = cap[i] ? cnt[i] * 100 * 1024 * 1024 / cap[i] : 0;
+
+		wmax = pol_max(wmax, w);
+		wmin = pol_min(wmin, w);
+		cmax = pol_max(cmax, c);
+		cmin = pol_min(cmin, c);
+	}
+	if (!wmax)
+		return;		/* nothing runnable: no imbalance to speak of */
+	s->st.imb_samples++;
+	if (!wmin) {
+		s->st.imb_empty++;
+		return;
+	}
+	tl->imb_wgt_milli = (u32)pol_min(wmax * 1000 / wmin, 0xffffffffULL);
+	tl->imb_cnt_milli = (u32)pol_min(cmax * 1000 / cmin, 0xffffffffULL);
+	hist_add(&s->st.imb_wgt, tl->imb_wgt_milli);
+	hist_add(&s->st.imb_cnt, tl->imb_cnt_milli);
+	s->st.imb_wgt_sum += tl->imb_wgt_milli;
+	s->st.imb_cnt_sum += tl->imb_cnt_milli;
+}
+
 static void ev_stat(struct sim *s)
 {
 	u64 busy = 0, q = 0;
@@ -1025,10 +1279,10 @@ static void ev_stat(struct sim *s)
 	for (i = 0; i < s->nr_cpus; i++) {
 		struct sim_cpu *c = &s->cpu[i];
 
-		busy += c->busy_ns + (c->curr ? s->now - c->last_acct : 0);
+		busy += c->busy_ns + (cpu_busy(c) ? s->now - c->last_acct : 0);
 	}
 	for (i = 0; i < s->nr_tasks; i++)
-		if (s->tasks[i]->state == TS_QUEUED)
+		if (s->tasks[i]->state == TS_QUEUED && !s->tasks[i]->rt)
 			q++;
 	if (s->st.nr_tl == s->st.cap_tl) {
 		s->st.cap_tl = s->st.cap_tl ? 2 * s->st.cap_tl : 256;
@@ -1036,7 +1290,10 @@ static void ev_stat(struct sim *s)
 		if (!s->st.tl)
 			abort();
 	}
-	s->st.tl[s->st.nr_tl++] = (struct sim_timeline){ s->now, busy - s->prev_busy_tl, q, 0 };
+	s->st.tl[s->st.nr_tl++] = (struct sim_timeline){ s->now, busy - s->prev_busy_tl, q, 0, 0,
+							   0, 0 };
+	if (s->topo->nr_llcs > 1)
+		sample_imbalance(s, &s->st.tl[s->st.nr_tl - 1]);
 	s->prev_busy_tl = busy;
 	if (s->check)
 		check_all(s, 1);
@@ -1058,8 +1315,10 @@ void sim_init(struct sim *s, const struct sim_topo *t, const struct sim_workload
 	s->rng = seed * 0x2545f4914f6cdd1dULL + 1;
 	s->end = duration_ns;
 	s->nr_cpus = t->nr_cpus;
-	for (i = 0; i < s->nr_cpus; i++)
+	for (i = 0; i < s->nr_cpus; i++) {
 		set_idle(s, i);
+		s->cpu[i].in_idle = 1;
+	}
 	for (i = 0; i < w->nr_sem; i++)
 		s->sem_count[i] = w->sem_init[i];
 	s->req_cap = 1 << 16;
@@ -1089,13 +1348,17 @@ int sim_run(struct sim *s)
 	int i, k;
 
 	s->cls->init(s);
+	if (s->cls->update_idle)
+		for (i = 0; i < s->nr_cpus; i++)
+			s->cls->update_idle(s, i, true);
 	/* Start every instance at t=0, in template order, each after a short stagger. */
 	for (i = 0; i < w->nr_tmpl; i++) {
 		for (k = 0; k < w->tmpl[i].instances; k++) {
 			struct task *t = task_new(s, i);
 
 			t->cpu = t->pinned >= 0 ? t->pinned : (int)((u64)t->id % (u64)s->nr_cpus);
-			s->cls->task_new(s, t, NULL);
+			if (!t->rt)
+				s->cls->task_new(s, t, NULL);
 			t->state = TS_SLEEPING;
 			ev_push(s, rand_range(s, 0, 100 * SIM_NSEC_PER_USEC), EV_WAKE, (u32)t->id,
 				t->sleep_gen + 1);
@@ -1134,7 +1397,7 @@ int sim_run(struct sim *s)
 
 			c->resched = 0;
 			c->preempt = 0;
-			if (c->curr && !pre)
+			if ((c->curr && !pre) || c->rt)	/* an RT task's CPU reschedules when it leaves */
 				continue;
 			if (pre)	/* SCX_KICK_PREEMPT zeroes the current slice */
 				c->slice_end = s->now;
@@ -1150,6 +1413,14 @@ int sim_run(struct sim *s)
 		case EV_ARRIVAL:
 			ev_arrival(s);
 			break;
+		case EV_RT_WAKE:
+			ev_rt_wake(s, s->tasks[e.id]);
+			break;
+		case EV_RT:
+			if (e.gen != s->cpu[e.id].rt_gen || !s->cpu[e.id].rt)
+				continue;
+			ev_rt(s, (int)e.id);
+			break;
 		case EV_STAT:
 			ev_stat(s);
 			break;
@@ -1160,6 +1431,8 @@ int sim_run(struct sim *s)
 		case EV_END:
 			for (i = 0; i < s->nr_cpus; i++) {
 				sim_update_curr(s, i);
+				if (s->cpu[i].rt)
+					rt_update(s, &s->cpu[i]);
 				cpu_acct(s, &s->cpu[i]);
 			}
 			if (s->check)

@@ -17,27 +17,55 @@ static void usage(FILE *f)
 		"                --seed N --duration-ms T [--json FILE] [--csv DIR] [--plot DIR]\n"
 		"                [--trace FILE] [--check] [--bench] [--quiet] [--fault-at N]\n"
 		"  topologies: deck desktop server hybrid, or a .json file\n"
-		"  workloads:  game server batch compile light game+compile server+batch\n"
+		"  workloads:  game server batch compile light irq game+compile server+batch\n"
 		"              (any '+' combination), or a .json file (rt-app subset)\n"
 		"  --check     verify the invariants on every event (exit 3 on a violation)\n"
 		"  --bench     print events/s to stderr\n"
 		"  --fault-at N  corrupt CPU time accounting after event N (tests --check)\n"
 		"  --lavd-opt LIST  comma-separated, with --sched lavd: no-preempt, no-lock-boost,\n"
-		"                no-inherit, preempt-kick\n");
+		"                no-inherit, preempt-kick, no-turbulence, no-warmth, count-balance,\n"
+		"                warm-cpu-us=US (0..100000, default 0 = off, as the loader)\n");
+}
+
+#define LAVD_OPT_NAMES "no-preempt, no-lock-boost, no-inherit, preempt-kick, no-turbulence, " \
+		       "no-warmth, count-balance, warm-cpu-us=US"
+
+/* warm-cpu-us=US as the loader takes it: digits only, 0..100000. */
+static int parse_warm(const char *p, size_t n, u64 *us)
+{
+	static const char k[] = "warm-cpu-us=";
+	size_t kl = sizeof(k) - 1, i;
+	u64 v = 0;
+
+	if (n <= kl || strncmp(p, k, kl) || n - kl > 6)
+		return -1;
+	for (i = kl; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return -1;
+		v = v * 10 + (u64)(p[i] - '0');
+	}
+	if (v > 100000)
+		return -1;
+	*us = v;
+	return 0;
 }
 
 /* --lavd-opt a,b,c -> SIM_LAVD_* bits; -1 on an unknown or empty item. */
-static int parse_lavd_opt(const char *arg, u32 *out)
+static int parse_lavd_opt(const char *arg, u32 *out, u64 *warm_us)
 {
 	static const struct { const char *name; u32 bit; } opts[] = {
 		{ "no-preempt", SIM_LAVD_NO_PREEMPT },
 		{ "no-lock-boost", SIM_LAVD_NO_LOCK_BOOST },
 		{ "no-inherit", SIM_LAVD_NO_INHERIT },
 		{ "preempt-kick", SIM_LAVD_PREEMPT_KICK },
+		{ "no-turbulence", SIM_LAVD_NO_TURBULENCE },
+		{ "no-warmth", SIM_LAVD_NO_WARMTH },
+		{ "count-balance", SIM_LAVD_COUNT_BALANCE },
 	};
 	const char *p = arg;
 
 	*out = 0;
+	*warm_us = 0;
 	for (;;) {
 		size_t n = strcspn(p, ","), i;
 
@@ -45,11 +73,14 @@ static int parse_lavd_opt(const char *arg, u32 *out)
 			if (strlen(opts[i].name) == n && !strncmp(p, opts[i].name, n))
 				break;
 		if (i == sizeof(opts) / sizeof(opts[0])) {
-			fprintf(stderr, "lavd-sim: unknown --lavd-opt item '%.*s' (no-preempt, "
-				"no-lock-boost, no-inherit, preempt-kick)\n", (int)n, p);
+			if (!parse_warm(p, n, warm_us))
+				goto next;
+			fprintf(stderr, "lavd-sim: unknown --lavd-opt item '%.*s' (" LAVD_OPT_NAMES
+				")\n", (int)n, p);
 			return -1;
 		}
 		*out |= opts[i].bit;
+next:
 		if (!p[n])
 			return 0;
 		p += n + 1;
@@ -110,6 +141,7 @@ int main(int argc, char **argv)
 	const struct sched_class *cls;
 	int c, bench = 0, quiet = 0, rc = 0, have_seed = 0;
 	u32 lavd_opts = 0;
+	u64 warm_us = 0;
 	struct timespec t0, t1;
 	char err[256];
 
@@ -147,7 +179,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'L':
-			if (parse_lavd_opt(optarg, &lavd_opts))
+			if (parse_lavd_opt(optarg, &lavd_opts, &warm_us))
 				return 2;
 			o.lavd_opt = optarg;
 			break;
@@ -192,6 +224,7 @@ int main(int argc, char **argv)
 	sim_init(&sim, &topo, &wl, cls, o.seed, o.duration_ms * SIM_NSEC_PER_MSEC);
 	sim.check = o.check;
 	sim.lavd_opts = lavd_opts;
+	sim.lavd_warm_cpu_us = warm_us;
 	sim.fault_at = o.fault_at;
 	if (o.trace && !(sim.trace = fopen(o.trace, "w"))) {
 		fprintf(stderr, "lavd-sim: cannot write %s\n", o.trace);

@@ -203,6 +203,8 @@ static json_t *build(const struct sim *s, const struct sim_opts *o)
 	json_object_set_new(c, "work_per_joule_cpus", json_real(round6(energy > 0 ? (double)work / 1e9 / energy : 0)));
 	json_object_set_new(c, "context_switches", json_integer((json_int_t)st->csw));
 	json_object_set_new(c, "migrations", json_integer((json_int_t)st->migrations));
+	json_object_set_new(c, "migrations_xllc", json_integer((json_int_t)st->migrations_xllc));
+	json_object_set_new(c, "rt_preemptions", json_integer((json_int_t)st->rt_preempt));
 	json_object_set_new(c, "preemptions", json_integer((json_int_t)st->preemptions));
 	json_object_set_new(c, "slice_expiries", json_integer((json_int_t)st->slice_expiries));
 	json_object_set_new(c, "keep_prev_refills", json_integer((json_int_t)st->keep_prev));
@@ -223,8 +225,29 @@ static json_t *build(const struct sim *s, const struct sim_opts *o)
 		json_object_set_new(c, "lavd_lock_acquire", json_integer((json_int_t)st->lavd_lock_acquire));
 		json_object_set_new(c, "lavd_lock_release", json_integer((json_int_t)st->lavd_lock_release));
 		json_object_set_new(c, "lavd_lock_refill", json_integer((json_int_t)st->lavd_lock_refill));
+		json_object_set_new(c, "lavd_steady_runs", json_integer((json_int_t)st->lavd_steady_runs));
+		json_object_set_new(c, "lavd_turb_place", json_integer((json_int_t)st->lavd_turb_place));
+		json_object_set_new(c, "lavd_turbulent_cpus_avg",
+				    json_real(round6(st->lavd_timer_rounds ?
+						     (double)st->lavd_turbulent_rounds /
+						     (double)st->lavd_timer_rounds : 0)));
+		json_object_set_new(c, "lavd_warm_wait", json_integer((json_int_t)st->lavd_warm_wait));
 	}
 	json_object_set_new(root, "system", c);
+	if (s->topo->nr_llcs > 1) {
+		u64 n = st->imb_wgt.n;
+
+		c = json_object();
+		json_object_set_new(c, "samples", json_integer((json_int_t)st->imb_samples));
+		json_object_set_new(c, "samples_llc_empty", json_integer((json_int_t)st->imb_empty));
+		json_object_set_new(c, "weight_mean", json_real(round6(n ? (double)st->imb_wgt_sum / n / 1e3 : 0)));
+		json_object_set_new(c, "weight_p99", json_real(round6((double)hist_pct(&st->imb_wgt, 9900) / 1e3)));
+		json_object_set_new(c, "weight_max", json_real(round6((double)st->imb_wgt.max / 1e3)));
+		json_object_set_new(c, "count_mean", json_real(round6(n ? (double)st->imb_cnt_sum / n / 1e3 : 0)));
+		json_object_set_new(c, "count_p99", json_real(round6((double)hist_pct(&st->imb_cnt, 9900) / 1e3)));
+		json_object_set_new(c, "count_max", json_real(round6((double)st->imb_cnt.max / 1e3)));
+		json_object_set_new(root, "imbalance", c);
+	}
 	return root;
 }
 
@@ -300,6 +323,23 @@ void report_table(struct sim *s, FILE *f)
 			(long long)json_integer_value(json_object_get(x, "lavd_xllc_steal")),
 			(long long)json_integer_value(json_object_get(x, "lavd_boosted")),
 			(long long)json_integer_value(json_object_get(x, "lavd_revoke")));
+	if (json_object_get(x, "lavd_turb_place"))
+		fprintf(f, "lavd: critical runs on turbulent CPUs %lld of %lld  turbulent CPUs avg %.2f  "
+			"warm waits %lld  cross-LLC migrations %lld\n",
+			(long long)json_integer_value(json_object_get(x, "lavd_turb_place")),
+			(long long)json_integer_value(json_object_get(x, "lavd_steady_runs")),
+			json_real_value(json_object_get(x, "lavd_turbulent_cpus_avg")),
+			(long long)json_integer_value(json_object_get(x, "lavd_warm_wait")),
+			(long long)json_integer_value(json_object_get(x, "migrations_xllc")));
+	if ((c = json_object_get(r, "imbalance")))
+		fprintf(f, "LLC load imbalance (max/min per capacity, %lld samples, %lld with an LLC "
+			"empty): weight mean %.3f p99 %.3f  count mean %.3f p99 %.3f\n",
+			(long long)json_integer_value(json_object_get(c, "samples")),
+			(long long)json_integer_value(json_object_get(c, "samples_llc_empty")),
+			json_real_value(json_object_get(c, "weight_mean")),
+			json_real_value(json_object_get(c, "weight_p99")),
+			json_real_value(json_object_get(c, "count_mean")),
+			json_real_value(json_object_get(c, "count_p99")));
 	if (json_object_get(x, "lavd_preempt"))
 		fprintf(f, "lavd: preempt %lld (lock holder %lld, mutex owner %lld)  keep-prev %lld  "
 			"futex acquire %lld release %lld  lock-holder refills %lld\n",
@@ -377,13 +417,17 @@ int report_csv(struct sim *s, const char *dir)
 	fclose(f);
 	if (!(f = open_in(dir, "timeline.csv")))
 		return -1;
-	fprintf(f, "t_ms,busy_cpus,queued,lavd_slice_us\n");
+	fprintf(f, "t_ms,busy_cpus,queued,lavd_slice_us,lavd_turbulent_cpus,imbalance_weight,"
+		   "imbalance_count\n");
 	for (i = 0; i < s->st.nr_tl; i++) {
 		const struct sim_timeline *t = &s->st.tl[i];
 
-		fprintf(f, "%llu,%.3f,%llu,%llu\n", (unsigned long long)(t->t / SIM_NSEC_PER_MSEC),
+		/* imbalance 0: one LLC, nothing runnable, or an LLC empty */
+		fprintf(f, "%llu,%.3f,%llu,%llu,%llu,%.3f,%.3f\n",
+			(unsigned long long)(t->t / SIM_NSEC_PER_MSEC),
 			(double)t->busy / (10.0 * SIM_NSEC_PER_MSEC), (unsigned long long)t->queued,
-			(unsigned long long)(t->slice / SIM_NSEC_PER_USEC));
+			(unsigned long long)(t->slice / SIM_NSEC_PER_USEC),
+			(unsigned long long)t->turbulent, t->imb_wgt_milli / 1e3, t->imb_cnt_milli / 1e3);
 	}
 	fclose(f);
 	if (!(f = open_in(dir, "frames.csv")))

@@ -376,6 +376,17 @@ static struct task *eevdf_schedule(struct sim *s, int cpu, struct task *prev)
 	return next;
 }
 
+/* An RT task takes the CPU: put_prev_task_fair, prev stays on the runqueue. */
+static void eevdf_rt_preempt(struct sim *s, int cpu, struct task *prev)
+{
+	update_curr(s, cpu);
+	if (prev->e.vruntime >= prev->e.deadline)
+		prev->e.deadline = prev->e.vruntime + vdelta(EEVDF_BASE_SLICE_NS, prev->kweight);
+	prev->where = TW_NONE;
+	prev->e.vlag = 0;
+	rq_add(s, cpu, prev);
+}
+
 static u64 rq_load(struct sim *s, int cpu)
 {
 	struct rq *r = &E(s)->rq[cpu];
@@ -481,5 +492,6 @@ const struct sched_class sched_eevdf = {
 	.schedule = eevdf_schedule,
 	.timer = eevdf_timer,
 	.check = eevdf_check,
+	.rt_preempt = eevdf_rt_preempt,
 	.fini = eevdf_fini,
 };

@@ -5,7 +5,12 @@
  * sched_ext core, calling src/policy/ unchanged. Function names follow the
  * BPF ones so the two can be read side by side; what the kernel provides
  * (kfuncs, cpumasks, DSQs) is the engine. Also preempt.bpf.c (try_preempt) and
- * lock.bpf.c (futex lock holders, fed by the engine's lock/unlock ops).
+ * lock.bpf.c (futex lock holders, fed by the engine's lock/unlock ops), the
+ * turbulence of CPUs (lost time -> steady mask, pol_cpu.h), cache warmth and
+ * --warm-cpu-us, and stealing by weight (pol_balance.h).
+ *
+ * BPF marks "not since" with a 0 timestamp; simulated time starts at 0, so
+ * the *_since_ns below carry a flag of their own.
  */
 #include "sim.h"
 
@@ -19,6 +24,12 @@ struct lavd_cpu {
 	u32 run_flags;		/* enum pol_run_flags */
 	u64 tot_sched, tot_lat_cri, tot_direct, tot_xllc_steal, tot_revoke;
 	u64 tot_preempt, tot_lock_boost, tot_lock_acquire;
+	/* turbulence: time idle and running ours since the last round (update_idle) */
+	u64 idle_ns, idle_since_ns, ours_ns, ours_since_ns;
+	u8 idle_since_set, ours_since_set;
+	u8 turbulent;
+	u64 lost_avg;		/* pol_lost_avg of pol_lost_util */
+	u64 tot_turb_place, tot_warm_wait;
 };
 
 struct lavd {
@@ -28,6 +39,12 @@ struct lavd {
 	u64 last_timer_ns;
 	u64 rng;		/* bpf_cpumask_any_distribute's picks: a stream of its own */
 	bool preempt_kick;
+	bool no_turbulence;	/* --lavd-opt no-turbulence: placement sees every CPU steady */
+	bool no_warmth;		/* --lavd-opt no-warmth: warm_wait_ok() is false */
+	bool count_balance;	/* --lavd-opt count-balance: steal by task count */
+	u64 warm_cpu_ns;	/* --warm-cpu-us */
+	bool has_rt;		/* the workload has RT tasks (else no time may be lost) */
+	struct cpumask steady;	/* steady_mask: CPUs not turbulent */
 	int nr_llcs;
 	struct pol_domain llc_doms[POL_MAX_DOMAINS];
 	struct dsq llc_dsq[SIM_MAX_LLCS];
@@ -128,6 +145,8 @@ static void lavd_runnable(struct sim *s, struct task *p, struct task *waker, u64
 		p->l.ctx |= POL_CTX_HARDIRQ_WAKER;
 		return;
 	}
+	if (waker->rt)		/* prio < MAX_RT_PRIO */
+		p->l.ctx |= POL_CTX_RT_WAKER;
 	if (waker->family != p->family || waker->kthread != p->kthread)
 		return;
 	pol_task_on_wake(&waker->l.st, &p->l.st, s->now);
@@ -149,6 +168,7 @@ static void lavd_running(struct sim *s, struct task *p)
 
 	pol_task_on_running(&p->l.st, now);
 	p->l.exec_at_account = p->sum_exec;
+	p->l.exec_at_running = p->sum_exec;
 	p->l.ctx &= ~(POL_CTX_WAKEUP | POL_CTX_SYNC_WAKEUP);
 	advance_logical_clk(s, p->l.vdeadline);
 
@@ -172,6 +192,8 @@ static void lavd_running(struct sim *s, struct task *p)
 		s->st.lavd_boosted++;
 
 	cc->running_at_ns = now;
+	cc->ours_since_ns = now;
+	cc->ours_since_set = 1;
 	cc->running_slice_ns = sl.slice_ns;
 	cc->running_lat_cri = p->l.st.lat_cri;
 	cc->running_boosted = sl.boosted;
@@ -185,6 +207,13 @@ static void lavd_running(struct sim *s, struct task *p)
 	if (p->l.st.lat_cri >= l->sys.avg_lat_cri)
 		cc->tot_lat_cri++;
 	cc->sum_svc_wgt_ns += p->l.st.svc_wgt_ns;
+	if (pol_wants_steady(p->l.st.lat_cri, l->sys.avg_lat_cri)) {
+		s->st.lavd_steady_runs++;
+		if (cc->turbulent) {
+			cc->tot_turb_place++;
+			s->st.lavd_turb_place++;
+		}
+	}
 }
 
 static void lavd_stopping(struct sim *s, struct task *p, bool runnable)
@@ -193,8 +222,14 @@ static void lavd_stopping(struct sim *s, struct task *p, bool runnable)
 
 	task_account(s, p, cc, p->cpu);
 	pol_task_on_stopping(&p->l.st);
+	pol_warmth_on_stop(&p->l.warm, p->cpu, pol_sub_sat(p->sum_exec, p->l.exec_at_running),
+			   s->now);
 	cc->running_boosted = 0;
 	cc->run_flags = 0;
+	if (cc->ours_since_set) {
+		cc->ours_ns += pol_sub_sat(s->now, cc->ours_since_ns);
+		cc->ours_since_set = 0;
+	}
 	/* A lock holder's protection ends with this run; its next criticality gets a boost. */
 	if (p->l.lock_holder) {
 		p->l.lock_holder = 0;
@@ -228,6 +263,11 @@ static void lavd_task_new(struct sim *s, struct task *p, struct task *parent)
 	p->l.greedy = 0;
 	p->l.lock_holder = 0;
 	p->l.lock_refilled = 0;
+	p->l.warm_wait = 0;
+	p->l.exec_at_running = p->sum_exec;
+	p->l.warm.heat = 0;
+	p->l.warm.last_stop_ns = s->now;
+	p->l.warm.cpu = -1;
 	p->l.st.svc_wgt_ns = l->sys.avg_svc_wgt_ns;	/* lavd_enable */
 }
 
@@ -238,23 +278,64 @@ static void lavd_task_dead(struct sim *s, struct task *p)
 
 /* ---- idle.bpf.c ---- */
 
+/*
+ * --warm-cpu-us: a task that is not critical, whose previous CPU is busy but
+ * still warm with its data, may wait for it if the wait is expected to be short.
+ */
+static bool warm_wait_ok(struct sim *s, struct task *p, s32 prev_cpu)
+{
+	struct lavd *l = L(s);
+	struct lavd_cpu *pc = &l->cc[prev_cpu];
+	u64 now = s->now, wait;
+	int n;
+
+	if (l->no_warmth || !l->warm_cpu_ns || p->l.st.lat_cri >= l->sys.thr_lat_cri)
+		return false;
+	n = s->cpu[prev_cpu].local_n;
+	wait = pol_sub_sat(pc->est_stop_ns, now) + (n > 0 ? (u64)n : 0) * l->sys.slice_ns;
+	return pol_warm_wait_ok(pol_warmth_now(&p->l.warm, prev_cpu, now), wait, l->warm_cpu_ns);
+}
+
 static s32 pick_idle_cpu(struct sim *s, struct task *p, s32 prev_cpu, bool *is_idle)
 {
+	struct lavd *l = L(s);
+	bool want_steady = pol_wants_steady(p->l.st.lat_cri, l->sys.avg_lat_cri);
 	struct cpumask tmp;
 	const struct cpumask *allowed;
 	s32 cpu;
-	int smt_on = s->topo->smt;
+	int smt_on = s->topo->smt, w;
 
 	*is_idle = false;
+	p->l.warm_wait = 0;
 	if (is_pinned(p)) {
 		*is_idle = sim_claim_idle(s, prev_cpu);
 		return prev_cpu;
+	}
+	allowed = &s->topo->all;	/* unpinned tasks may run anywhere */
+	/* A task more critical than average: an idle steady CPU of the LLC first. */
+	if (want_steady) {
+		const struct cpumask *llc = &s->topo->llc_mask[cpu_to_llc(s, prev_cpu)];
+
+		if (l->no_turbulence) {
+			tmp = *llc;
+		} else {
+			for (w = 0; w < SIM_MASK_WORDS; w++)
+				tmp.w[w] = llc->w[w] & allowed->w[w] & l->steady.w[w];
+		}
+		if (mask_test(&tmp, prev_cpu) && sim_claim_idle(s, prev_cpu)) {
+			*is_idle = true;
+			return prev_cpu;
+		}
+		cpu = sim_pick_idle(s, &tmp, 0);
+		if (cpu >= 0) {
+			*is_idle = true;
+			return cpu;
+		}
 	}
 	if (smt_on && sim_core_idle(s, prev_cpu) && sim_claim_idle(s, prev_cpu)) {
 		*is_idle = true;
 		return prev_cpu;
 	}
-	allowed = &s->topo->all;	/* unpinned tasks may run anywhere */
 	tmp = s->topo->llc_mask[cpu_to_llc(s, prev_cpu)];
 	if (smt_on) {
 		cpu = sim_pick_idle(s, &tmp, 1);
@@ -265,6 +346,10 @@ static s32 pick_idle_cpu(struct sim *s, struct task *p, s32 prev_cpu, bool *is_i
 	}
 	if (sim_claim_idle(s, prev_cpu)) {
 		*is_idle = true;
+		return prev_cpu;
+	}
+	if (warm_wait_ok(s, p, prev_cpu)) {
+		p->l.warm_wait = 1;
 		return prev_cpu;
 	}
 	cpu = sim_pick_idle(s, &tmp, 0);
@@ -483,6 +568,15 @@ static void lavd_enqueue(struct sim *s, struct task *p, u64 enq_flags)
 		cpu = pick_idle_cpu(s, p, cpu, &is_idle);
 
 	p->scx_slice = slice;
+	/* Waiting for its warm CPU (select_cpu decided): that CPU's local queue. */
+	if (p->l.warm_wait && (enq_flags & SCX_ENQ_CPU_SELECTED) && !is_idle) {
+		p->l.warm_wait = 0;
+		sim_local_push(s, cpu, p);
+		l->cc[cpu].tot_warm_wait++;
+		s->st.lavd_warm_wait++;
+		return;
+	}
+	p->l.warm_wait = 0;
 	if (is_pinned(p) || is_idle) {
 		sim_local_push(s, cpu, p);	/* kicks the CPU if it is idle */
 		/* A pinned task behind a busy CPU can only be helped there. */
@@ -525,10 +619,30 @@ static void keep_prev(struct sim *s, s32 cpu, struct task *prev)
 	}
 }
 
+/*
+ * --lavd-opt count-balance: the baseline LAVD does not have. The same
+ * pol_pick_stealee on the domains with every queued task weighing as a
+ * nice-0 one, i.e. by queued task count per CPU.
+ */
+static const struct pol_domain *balance_doms(struct lavd *l, struct pol_domain *tmp)
+{
+	int i;
+
+	if (!l->count_balance)
+		return l->llc_doms;
+	for (i = 0; i < l->nr_llcs; i++) {
+		tmp[i] = l->llc_doms[i];
+		tmp[i].queued_wgt = l->llc_doms[i].nr_queued * 100;
+	}
+	return tmp;
+}
+
 static void lavd_dispatch(struct sim *s, s32 cpu, struct task *prev)
 {
 	struct lavd *l = L(s);
 	s32 self = cpu_to_llc(s, cpu), victim;
+	struct pol_domain cnt_doms[POL_MAX_DOMAINS];
+	const struct pol_domain *doms;
 	u64 tried = 0;
 	int i;
 
@@ -540,8 +654,9 @@ static void lavd_dispatch(struct sim *s, s32 cpu, struct task *prev)
 		keep_prev(s, cpu, prev);
 		return;
 	}
+	doms = balance_doms(l, cnt_doms);
 	for (i = 0; i < l->nr_llcs; i++) {
-		victim = pol_pick_stealee(l->llc_doms, (u32)l->nr_llcs, (u32)self, tried);
+		victim = pol_pick_stealee(doms, (u32)l->nr_llcs, (u32)self, tried);
 		if (victim < 0 || victim >= SIM_MAX_LLCS)
 			break;
 		if (lavd_move_to_local(s, cpu, victim)) {
@@ -583,12 +698,61 @@ static void lavd_revoke_boost(struct sim *s, s32 cpu, int llc_waiting, bool can_
 	s->st.lavd_revoke++;
 }
 
+/* Fold a CPU's lost time into its turbulence and the steady mask. */
+static bool lavd_update_turbulence(struct sim *s, s32 cpu, u64 interval_ns)
+{
+	struct lavd *l = L(s);
+	struct lavd_cpu *cc = &l->cc[cpu];
+	u64 idle, ours, now = s->now;
+
+	idle = cc->idle_ns;
+	if (cc->idle_since_set && now > cc->idle_since_ns) {
+		idle += now - cc->idle_since_ns;
+		cc->idle_since_ns = now;
+	}
+	cc->idle_ns = 0;
+	ours = cc->ours_ns;
+	if (cc->ours_since_set && now > cc->ours_since_ns) {
+		ours += now - cc->ours_since_ns;
+		cc->ours_since_ns = now;
+	}
+	cc->ours_ns = 0;
+	/* Nothing but RT tasks takes time from LAVD in the model: idle + ours is the interval. */
+	if (s->check && !l->has_rt && pol_lost_util(interval_ns, idle, ours))
+		sim_fail(s, "CPU %d lost %llu ns of %llu without RT tasks (idle %llu, ours %llu)",
+			 cpu, (unsigned long long)pol_sub_sat(pol_sub_sat(interval_ns, idle), ours),
+			 (unsigned long long)interval_ns, (unsigned long long)idle,
+			 (unsigned long long)ours);
+	cc->lost_avg = pol_lost_avg(cc->lost_avg, pol_lost_util(interval_ns, idle, ours));
+	cc->turbulent = pol_is_turbulent(cc->lost_avg);
+	if (cc->turbulent)
+		mask_clr(&l->steady, cpu);
+	else
+		mask_set(&l->steady, cpu);
+	return cc->turbulent;
+}
+
+/* ops.update_idle: idle time per CPU, for turbulence. */
+static void lavd_update_idle(struct sim *s, int cpu, bool idle)
+{
+	struct lavd_cpu *cc = &L(s)->cc[cpu];
+
+	if (idle) {
+		cc->idle_since_ns = s->now;
+		cc->idle_since_set = 1;
+	} else if (cc->idle_since_set) {
+		cc->idle_ns += pol_sub_sat(s->now, cc->idle_since_ns);
+		cc->idle_since_set = 0;
+	}
+}
+
 static void lavd_timer(struct sim *s)
 {
 	struct lavd *l = L(s);
 	struct pol_sys_sample x;
 	bool can_boost;
 	s32 i, cpu;
+	u64 nr_turbulent = 0;
 
 	/* ops.tick of every running task since the last round */
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
@@ -613,6 +777,8 @@ static void lavd_timer(struct sim *s)
 		struct lavd_cpu *cc = &l->cc[cpu];
 
 		x.nr_queued += (u64)s->cpu[cpu].local_n;
+		if (lavd_update_turbulence(s, cpu, x.interval_ns))
+			nr_turbulent++;
 		x.busy_ns += cc->busy_ns;
 		x.nr_sched += cc->nr_sched;
 		x.sum_lat_cri += cc->sum_lat_cri;
@@ -628,8 +794,12 @@ static void lavd_timer(struct sim *s)
 		lavd_revoke_boost(s, cpu, l->llc_dsq[cpu_to_llc(s, cpu)].n > 0, can_boost);
 	}
 	pol_sys_update(&l->sys, &x, &l->cfg);
-	if (s->st.nr_tl)
+	s->st.lavd_turbulent_rounds += nr_turbulent;
+	s->st.lavd_timer_rounds++;
+	if (s->st.nr_tl) {
 		s->st.tl[s->st.nr_tl - 1].slice = l->sys.slice_ns;
+		s->st.tl[s->st.nr_tl - 1].turbulent = nr_turbulent;
+	}
 }
 
 static void lavd_init(struct sim *s)
@@ -646,6 +816,14 @@ static void lavd_init(struct sim *s)
 	if (s->lavd_opts & SIM_LAVD_NO_LOCK_BOOST)
 		l->cfg.flags |= POL_CFG_NO_FUTEX_BOOST;
 	l->preempt_kick = !!(s->lavd_opts & SIM_LAVD_PREEMPT_KICK);
+	l->no_turbulence = !!(s->lavd_opts & SIM_LAVD_NO_TURBULENCE);
+	l->no_warmth = !!(s->lavd_opts & SIM_LAVD_NO_WARMTH);
+	l->count_balance = !!(s->lavd_opts & SIM_LAVD_COUNT_BALANCE);
+	l->warm_cpu_ns = s->lavd_warm_cpu_us * SIM_NSEC_PER_USEC;
+	l->steady = s->topo->all;
+	for (i = 0; i < s->wl->nr_tmpl; i++)
+		if (s->wl->tmpl[i].rt)
+			l->has_rt = true;
 	l->rng = s->seed * 0x9e3779b97f4a7c15ULL + 0x1a7d;
 	pol_sys_init(&l->sys, &l->cfg, (u64)s->nr_cpus);
 	l->logical_clk = POL_DL_COMPETE_WINDOW_NS;
@@ -700,6 +878,11 @@ static struct task *cls_schedule(struct sim *s, int cpu, struct task *prev)
 	return scx_schedule(s, &lavd_ops, cpu, prev);
 }
 
+static void cls_rt_preempt(struct sim *s, int cpu, struct task *prev)
+{
+	scx_rt_preempt(s, &lavd_ops, cpu, prev);
+}
+
 const struct sched_class sched_lavd = {
 	.name = "lavd",
 	.timer_period_ns = POL_SYS_STAT_INTERVAL_NS,
@@ -712,5 +895,7 @@ const struct sched_class sched_lavd = {
 	.check = lavd_check,
 	.task_dead = lavd_task_dead,
 	.futex = lavd_futex,
+	.rt_preempt = cls_rt_preempt,
+	.update_idle = lavd_update_idle,
 	.fini = lavd_fini,
 };

@@ -166,6 +166,11 @@ static struct task *cls_schedule(struct sim *s, int cpu, struct task *prev)
 	return scx_schedule(s, &simple_ops, cpu, prev);
 }
 
+static void cls_rt_preempt(struct sim *s, int cpu, struct task *prev)
+{
+	scx_rt_preempt(s, &simple_ops, cpu, prev);
+}
+
 const struct sched_class sched_fifo = {
 	.name = "fifo",
 	.init = fifo_init,
@@ -173,6 +178,7 @@ const struct sched_class sched_fifo = {
 	.wake = cls_wake,
 	.block = cls_block,
 	.schedule = cls_schedule,
+	.rt_preempt = cls_rt_preempt,
 	.fini = simple_fini,
 };
 
@@ -183,5 +189,6 @@ const struct sched_class sched_vtime = {
 	.wake = cls_wake,
 	.block = cls_block,
 	.schedule = cls_schedule,
+	.rt_preempt = cls_rt_preempt,
 	.fini = simple_fini,
 };

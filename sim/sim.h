@@ -48,6 +48,9 @@ enum {
 	SIM_LAVD_NO_LOCK_BOOST	= 1 << 1,	/* --no-futex-boost: no futex tracepoints */
 	SIM_LAVD_NO_INHERIT	= 1 << 2,	/* zero lat_cri_waker/wakee before pol_lat_cri */
 	SIM_LAVD_PREEMPT_KICK	= 1 << 3,	/* --preempt-kick: SCX_KICK_PREEMPT, not a 1 ns slice */
+	SIM_LAVD_NO_TURBULENCE	= 1 << 4,	/* placement sees every CPU as steady */
+	SIM_LAVD_NO_WARMTH	= 1 << 5,	/* warm_wait_ok() always false */
+	SIM_LAVD_COUNT_BALANCE	= 1 << 6,	/* steal by queued task count, not weight */
 };
 
 struct cpumask { u64 w[SIM_MASK_WORDS]; };
@@ -118,6 +121,7 @@ struct sim_tmpl {
 	int instances;	/* at start; 0 for fork-only templates */
 	int loops;	/* -1: forever */
 	int kthread;
+	int rt;		/* SCHED_FIFO: outside the scheduler under test (pinned) */
 	int family;	/* wake chains are learnt inside a family */
 	int nr_ops;
 	struct sim_op ops[SIM_MAX_OPS];
@@ -155,10 +159,10 @@ u64 hist_pct(const struct hist *h, u32 per_mille_x10);	/* 5000 = p50, 9990 = p99
 
 /* ---- tasks ---- */
 enum task_state { TS_NEW, TS_SLEEPING, TS_QUEUED, TS_RUNNING, TS_DEAD };
-enum task_where { TW_NONE, TW_LOCAL, TW_DSQ, TW_RQ, TW_CPU };
+enum task_where { TW_NONE, TW_LOCAL, TW_DSQ, TW_RQ, TW_CPU, TW_RTQ };
 
 struct task {
-	int id, tmpl, cls, pinned, kthread, family;
+	int id, tmpl, cls, pinned, kthread, family, rt;
 	int nice;
 	u32 weight;		/* sched_ext scale, nice 0 = 100 */
 	u32 kweight;		/* kernel scale, nice 0 = 1024 */
@@ -191,6 +195,9 @@ struct task {
 		u32 ctx, queued_wgt;
 		s32 queued_llc;
 		u8 slice_boosted, greedy, lock_holder, lock_refilled;
+		u8 warm_wait;		/* select_cpu chose to wait for the warm prev CPU */
+		u64 exec_at_running;
+		struct pol_warmth warm;
 	} l;
 	struct {
 		s64 vruntime, deadline, vlag;
@@ -217,7 +224,17 @@ struct sim_cpu {
 	struct task *local_head, *local_tail;	/* local DSQ (FIFO) */
 	int local_n;
 	u64 nr_switch;
+	/* SCHED_FIFO tasks (workload "policy"): they run above the class under test */
+	struct task *rt;	/* running RT task, curr is then NULL */
+	struct task *rtq;	/* RT tasks waiting for this CPU (FIFO) */
+	u64 rt_seg_start, rt_gen;
+	u8 in_idle;		/* running the idle task (update_idle) */
 };
+
+static inline bool cpu_busy(const struct sim_cpu *c)
+{
+	return c->curr || c->rt;
+}
 
 /* ---- schedulers ---- */
 struct sim;
@@ -245,6 +262,14 @@ struct sched_class {
 	 * classify as an acquire (1) or a release (0). May be NULL.
 	 */
 	void (*futex)(struct sim *s, struct task *t, int acquire);
+	/*
+	 * An RT task takes cpu from the running task prev, which stays
+	 * runnable: the class keeps it queued for that CPU (sched_ext: stopping
+	 * then the head of the local DSQ). Required.
+	 */
+	void (*rt_preempt)(struct sim *s, int cpu, struct task *prev);
+	/* cpu enters (1) or leaves (0) the idle task: ops.update_idle. May be NULL. */
+	void (*update_idle)(struct sim *s, int cpu, bool idle);
 	void (*fini)(struct sim *s);	/* free the class's queues (not s->priv) */
 };
 
@@ -265,6 +290,9 @@ struct cls_stat {
 
 struct sim_timeline {
 	u64 t, busy, queued, slice;
+	u64 turbulent;		/* LAVD: turbulent CPUs at the last timer round */
+	u32 imb_wgt_milli;	/* max/min LLC load per capacity x 1000, 0 if undefined */
+	u32 imb_cnt_milli;	/* the same with task counts */
 };
 
 struct sim_stats {
@@ -283,6 +311,17 @@ struct sim_stats {
 	u64 lavd_preempt_lock_holder;	/* ...whose task is a (futex-seen) lock holder: must be 0 */
 	u64 lavd_preempt_owner;		/* ...whose task owns a mutex (ground truth, seen or not) */
 	u64 lavd_lock_acquire, lavd_lock_release, lavd_lock_refill, lavd_keep_prev;
+	u64 migrations_xllc;		/* migrations to a CPU of another LLC */
+	u64 rt_preempt;			/* fair/scx tasks put back for an RT task */
+	u64 lavd_turb_place;		/* running: wants_steady task on a turbulent CPU */
+	u64 lavd_steady_runs;		/* running: tasks that wanted a steady CPU */
+	u64 lavd_turbulent_rounds;	/* sum over timer rounds of turbulent CPUs */
+	u64 lavd_timer_rounds;
+	u64 lavd_warm_wait;		/* enqueued to wait for the warm prev CPU */
+	/* LLC load imbalance, sampled every 10 ms (multi-LLC topologies) */
+	struct hist imb_wgt, imb_cnt;	/* max/min x 1000, samples with every LLC loaded */
+	u64 imb_samples, imb_empty;	/* samples; ...with an LLC empty while another is not */
+	u64 imb_wgt_sum, imb_cnt_sum;	/* for the means */
 	struct sim_timeline *tl;
 	u64 nr_tl, cap_tl;
 };
@@ -323,6 +362,7 @@ struct sim {
 	/* options */
 	int check;
 	u32 lavd_opts;			/* SIM_LAVD_* */
+	u64 lavd_warm_cpu_us;		/* --warm-cpu-us (0: off, the loader's default) */
 	u64 fault_at;			/* corrupt the state after this event (tests) */
 	FILE *trace;
 	void *priv;			/* scheduler state */
@@ -355,6 +395,7 @@ struct scx_ops {
 void scx_wake(struct sim *s, const struct scx_ops *o, struct task *t, struct task *waker, int flags);
 void scx_block(struct sim *s, const struct scx_ops *o, int cpu, struct task *t, int exiting);
 struct task *scx_schedule(struct sim *s, const struct scx_ops *o, int cpu, struct task *prev);
+void scx_rt_preempt(struct sim *s, const struct scx_ops *o, int cpu, struct task *prev);
 u64 sim_slice_left(struct sim *s, int cpu);
 
 /* engine API used by the scheduler classes */
@@ -365,6 +406,7 @@ bool sim_claim_idle(struct sim *s, int cpu);	/* test-and-clear, like scx */
 int sim_pick_idle(struct sim *s, const struct cpumask *m, int core);	/* claims */
 bool sim_core_idle(struct sim *s, int cpu);
 void sim_local_push(struct sim *s, int cpu, struct task *t);
+void sim_local_push_head(struct sim *s, int cpu, struct task *t);
 struct task *sim_local_pop(struct sim *s, int cpu);
 void sim_fail(struct sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 u64 sim_rand(struct sim *s);

@@ -193,6 +193,31 @@ static void wl_light(struct sim_workload *w, int ncpu)
 	op(t, OP_RUN, 0, 300 * US, 1 * MS);
 }
 
+/*
+ * Interrupt / RT load: a SCHED_FIFO task pinned to CPU 0 and one to CPU 2
+ * (the first threads of the first two cores), each busy half the time in
+ * 0.5-1.5 ms bursts. The scheduler under test never sees them; they take the
+ * CPU from its tasks (for LAVD: lost time, turbulence).
+ */
+static void wl_irq(struct sim_workload *w, int ncpu)
+{
+	int cpus[2] = { 0, ncpu > 2 ? 2 : ncpu - 1 }, i;
+	char name[32];
+
+	for (i = 0; i < (ncpu > 1 ? 2 : 1); i++) {
+		struct sim_tmpl *t;
+
+		snprintf(name, sizeof(name), "irq.cpu%d", cpus[i]);
+		t = tmpl(w, name, "irq", 0, 1, 6);
+		if (!t)
+			return;
+		t->rt = 1;
+		t->pinned = cpus[i];
+		op(t, OP_RUN, 0, 500 * US, 1500 * US);
+		op(t, OP_SLEEP, 0, 500 * US, 1500 * US);
+	}
+}
+
 /* ---- JSON (rt-app subset) ---- */
 
 static int json_us_range(json_t *v, u64 *a, u64 *b)
@@ -378,6 +403,23 @@ static int wl_json(struct sim_workload *w, const char *path, int ncpu, char *err
 			snprintf(err, errlen, "task %s: CPU %d does not exist", name, t->pinned);
 			goto out;
 		}
+		/* rt-app's policy: SCHED_FIFO / SCHED_RR run above the scheduler under test */
+		if ((x = json_object_get(v, "policy"))) {
+			const char *pol = json_is_string(x) ? json_string_value(x) : "";
+
+			if (!strcmp(pol, "SCHED_FIFO") || !strcmp(pol, "SCHED_RR")) {
+				t->rt = 1;
+			} else if (strcmp(pol, "SCHED_OTHER")) {
+				snprintf(err, errlen, "task %s: policy '%s' not supported (SCHED_OTHER, "
+					 "SCHED_FIFO, SCHED_RR)", name, pol);
+				goto out;
+			}
+			if (t->rt && t->pinned < 0) {
+				snprintf(err, errlen, "task %s: a %s task needs \"cpus\" with one CPU",
+					 name, pol);
+				goto out;
+			}
+		}
 	}
 	json_object_foreach(tasks, name, v) {
 		int i;
@@ -446,9 +488,11 @@ int workload_load(struct sim_workload *w, const char *n, const struct sim_topo *
 			wl_batch(w, t->nr_cpus);
 		else if (!strcmp(tok, "light"))
 			wl_light(w, t->nr_cpus);
+		else if (!strcmp(tok, "irq"))
+			wl_irq(w, t->nr_cpus);
 		else {
 			snprintf(err, errlen, "unknown workload '%s' (game, server, batch, compile, "
-				 "light, combined with '+', or a .json file)", tok);
+				 "light, irq, combined with '+', or a .json file)", tok);
 			return -1;
 		}
 	}

@@ -36,6 +36,7 @@ GOLDEN=(
 	"hybrid-compile-vtime|--topo hybrid --workload compile --sched vtime --seed 4 --duration-ms 300"
 	"server-light-fifo|--topo server --workload light --sched fifo --seed 5 --duration-ms 200"
 	"example-files-lavd|--topo $here/topo-example.json --workload $here/workload-example.json --sched lavd --seed 6 --duration-ms 200"
+	"desktop-gameirq-lavd|--topo desktop --workload game+irq --sched lavd --seed 7 --duration-ms 300"
 )
 TRACE="deck-game-lavd-trace|--topo deck --workload game --sched lavd --seed 1 --duration-ms 60"
 
@@ -74,6 +75,18 @@ sim --topo deck --workload game --sched lavd --seed 1 --duration-ms 10 --lavd-op
 [ $? = 2 ] && ok cli/empty-lavd-opt || bad cli/empty-lavd-opt "exit not 2"
 sim --topo deck --workload game --sched eevdf --seed 1 --duration-ms 10 --lavd-opt no-preempt >/dev/null 2>&1
 [ $? = 2 ] && ok cli/lavd-opt-needs-lavd || bad cli/lavd-opt-needs-lavd "exit not 2"
+for v in warm-cpu-us= warm-cpu-us=x warm-cpu-us=100001 warm-cpu-us=-1 warm-cpu-us; do
+	sim --topo deck --workload game --sched lavd --seed 1 --duration-ms 10 --lavd-opt "$v" >/dev/null 2>&1
+	[ $? = 2 ] && ok "cli/bad-warm-cpu-us/$v" || bad "cli/bad-warm-cpu-us/$v" "exit not 2"
+done
+sim --topo deck --workload game --sched lavd --seed 1 --duration-ms 10 --lavd-opt warm-cpu-us=100000 --quiet
+[ $? = 0 ] && ok cli/warm-cpu-us-max || bad cli/warm-cpu-us-max "100000 refused"
+echo '{"tasks": {"a": {"policy": "SCHED_FIFO", "run": 100, "sleep": 100}}}' > "$tmp/bad.json"
+sim --topo deck --workload "$tmp/bad.json" --sched lavd --seed 1 --duration-ms 10 2>"$tmp/err" >/dev/null
+[ $? = 2 ] && grep -q 'needs "cpus"' "$tmp/err" && ok cli/rt-task-needs-cpu || bad cli/rt-task-needs-cpu "$(cat "$tmp/err")"
+echo '{"tasks": {"a": {"policy": "SCHED_DEADLINE", "cpus": [1], "run": 100}}}' > "$tmp/bad.json"
+sim --topo deck --workload "$tmp/bad.json" --sched lavd --seed 1 --duration-ms 10 2>"$tmp/err" >/dev/null
+[ $? = 2 ] && grep -q "not supported" "$tmp/err" && ok cli/rt-bad-policy || bad cli/rt-bad-policy "$(cat "$tmp/err")"
 
 # ---- determinism: same seed, same bytes; another seed, other numbers
 for s in lavd eevdf fifo vtime; do
@@ -84,8 +97,9 @@ for s in lavd eevdf fifo vtime; do
 	elif cmp -s "$tmp/d1.json" "$tmp/d3.json"; then bad determinism/$s "seed has no effect"
 	else ok determinism/$s; fi
 done
-for o in preempt-kick no-preempt,no-lock-boost,no-inherit; do
-	a=(--topo desktop --workload game+compile --sched lavd --duration-ms 300 --quiet --lavd-opt $o)
+for o in preempt-kick no-preempt,no-lock-boost,no-inherit no-turbulence no-warmth count-balance \
+	warm-cpu-us=200 warm-cpu-us=200,no-warmth; do
+	a=(--topo desktop --workload game+compile+irq --sched lavd --duration-ms 300 --quiet --lavd-opt $o)
 	sim "${a[@]}" --seed 7 --json "$tmp/d1.json" && sim "${a[@]}" --seed 7 --json "$tmp/d2.json"
 	cmp -s "$tmp/d1.json" "$tmp/d2.json" && ok determinism/lavd-opt/$o || bad determinism/lavd-opt/$o "same seed, different JSON"
 done
@@ -96,7 +110,7 @@ cmp -s "$tmp/t1" "$tmp/t2" && ok determinism/trace || bad determinism/trace "tra
 # ---- invariants on every event, every topology x workload x scheduler
 for t in deck desktop server hybrid; do
 	d=1000; [ $t = server ] && d=300
-	for w in game server batch compile light game+compile server+batch; do
+	for w in game server batch compile light game+compile server+batch game+irq server+irq; do
 		for s in lavd eevdf fifo vtime; do
 			if out=$(chk --topo $t --workload $w --sched $s --seed 11 --duration-ms $d --quiet 2>&1); then
 				ok invariants/$t/$w/$s
@@ -148,6 +162,71 @@ k=$(jobj "$tmp/m2.json" system preemptions); n=$(jobj "$tmp/m2.json" system lavd
 p0=$(jobj "$tmp/m.json" system preemptions)
 [ "${n:-0}" -gt 0 ] && [ "$k" -ge $((p0 + n / 2)) ] && ok mech/preempt-kick ||
 	bad mech/preempt-kick "kick preemptions $k, no-preempt $p0, claims $n"
+
+# turbulence (lost time to RT/IRQ -> steady CPUs for critical tasks), game+irq, 3 s
+for t in deck desktop; do
+	a=(--topo $t --workload game+irq --sched lavd --seed 1 --duration-ms 3000 --quiet)
+	sim "${a[@]}" --json "$tmp/t1.json" && sim "${a[@]}" --lavd-opt no-turbulence --json "$tmp/t2.json"
+	on=$(jobj "$tmp/t1.json" system lavd_turb_place); off=$(jobj "$tmp/t2.json" system lavd_turb_place)
+	tc=$(jobj "$tmp/t1.json" system lavd_turbulent_cpus_avg)
+	[ -n "$on" ] && [ -n "$off" ] && [ "$off" -gt 0 ] && [ $((on * 4)) -le "$off" ] &&
+		awk -v x="$tc" 'BEGIN{exit !(x >= 1.9 && x <= 2.0)}' && ok mech/turbulence/$t ||
+		bad mech/turbulence/$t "critical runs on turbulent CPUs $on (no-turbulence $off), turbulent CPUs $tc"
+done
+# no lost time without RT tasks (also checked every round under --check): the option changes nothing
+strip() { grep -v '"lavd_opt"\|"duration_ms"' "$1"; }
+a=(--topo desktop --workload game+compile --sched lavd --seed 2 --duration-ms 500 --quiet)
+sim "${a[@]}" --json "$tmp/t1.json" && sim "${a[@]}" --lavd-opt no-turbulence --json "$tmp/t2.json"
+if diff <(strip "$tmp/t1.json") <(strip "$tmp/t2.json") >/dev/null &&
+	[ "$(jobj "$tmp/t1.json" system lavd_turbulent_cpus_avg)" = 0.0 ]; then ok mech/no-turbulence-without-rt
+else bad mech/no-turbulence-without-rt "turbulence without lost time"; fi
+# warmth: off by default (the loader's --warm-cpu-us 0); with a budget, waits and fewer migrations
+a=(--topo desktop --workload compile --sched lavd --seed 1 --duration-ms 2000 --quiet)
+sim "${a[@]}" --json "$tmp/w0.json"; sim "${a[@]}" --lavd-opt warm-cpu-us=200 --json "$tmp/w1.json"
+sim "${a[@]}" --lavd-opt warm-cpu-us=200,no-warmth --json "$tmp/w2.json"
+w0=$(jobj "$tmp/w0.json" system lavd_warm_wait); w1=$(jobj "$tmp/w1.json" system lavd_warm_wait)
+w2=$(jobj "$tmp/w2.json" system lavd_warm_wait)
+m1=$(jobj "$tmp/w1.json" system migrations); m2=$(jobj "$tmp/w2.json" system migrations)
+[ "$w0" = 0 ] && [ "$w2" = 0 ] && ok mech/warmth-off || bad mech/warmth-off "warm waits: default $w0, no-warmth $w2"
+[ "${w1:-0}" -gt 0 ] && [ "$m1" -lt "$m2" ] && ok mech/warmth-fewer-migrations ||
+	bad mech/warmth-fewer-migrations "warm waits $w1, migrations $m1 (no-warmth $m2)"
+diff <(strip "$tmp/w0.json") <(strip "$tmp/w2.json") >/dev/null && ok mech/no-warmth-is-default ||
+	bad mech/no-warmth-is-default "warm-cpu-us=200,no-warmth differs from the default"
+# balance by weight vs count: 2 LLCs leave one domain to steal from (no difference); 8 differ, bounded
+for t in desktop server; do
+	a=(--topo $t --workload "$here/workload-nice-mix.json" --sched lavd --seed 1 --duration-ms 2000 --quiet)
+	sim "${a[@]}" --json "$tmp/b1.json" && sim "${a[@]}" --lavd-opt count-balance --json "$tmp/b2.json"
+	s1=$(jobj "$tmp/b1.json" system lavd_xllc_steal); s2=$(jobj "$tmp/b2.json" system lavd_xllc_steal)
+	p1=$(jobj "$tmp/b1.json" imbalance weight_p99); p2=$(jobj "$tmp/b2.json" imbalance weight_p99)
+	n1=$(jobj "$tmp/b1.json" imbalance samples)
+	if [ $t = desktop ]; then
+		[ "${s1:-0}" -gt 0 ] && [ "$s1" = "$s2" ] && [ "$p1" = "$p2" ] && ok mech/balance/$t-same ||
+			bad mech/balance/$t-same "steals $s1 vs $s2, p99 $p1 vs $p2"
+	else
+		[ "${s1:-0}" -gt 0 ] && [ "$s1" != "$s2" ] && [ "${n1:-0}" -ge 190 ] &&
+			awk -v a="$p1" -v b="$p2" 'BEGIN{exit !(a >= 1 && a <= 8 && b >= 1 && b <= 8)}' &&
+			ok mech/balance/$t-differs-bounded ||
+			bad mech/balance/$t-differs-bounded "steals $s1 vs $s2, weight p99 $p1 vs $p2, samples $n1"
+	fi
+done
+# RT tasks from a workload file (rt-app policy): they run as asked, the class never sees them;
+# under LAVD their CPU is the one turbulent CPU
+cat > "$tmp/rt.json" <<'EOF'
+{ "tasks": { "hog": { "policy": "SCHED_FIFO", "cpus": [3], "run": 3000, "sleep": 1000 },
+             "work": { "instance": 4, "run": [500, 2000], "sleep": [500, 3000] } } }
+EOF
+for s in lavd eevdf fifo vtime; do
+	if out=$(chk --topo deck --workload "$tmp/rt.json" --sched $s --seed 1 --duration-ms 1000 --quiet \
+		--json "$tmp/rt-out.json" 2>&1); then
+		c=$(jobj "$tmp/rt-out.json" hog cpu_ns); x=$(jobj "$tmp/rt-out.json" system lavd_turbulent_cpus_avg)
+		if [ "${c:-0}" -lt 700000000 ]; then bad rt/file/$s "RT hog ran $c ns of 1 s"
+		elif [ $s = lavd ] && ! awk -v x="$x" 'BEGIN{exit !(x >= 0.9 && x <= 1.0)}'; then
+			bad rt/file/$s "turbulent CPUs $x, not 1"
+		else ok rt/file/$s; fi
+	else
+		bad rt/file/$s "$(echo "$out" | tail -1)"
+	fi
+done
 
 # ---- goldens: exact JSON summaries and one trace
 for g in "${GOLDEN[@]}"; do
@@ -204,6 +283,11 @@ done
 sim --topo deck --workload game --sched lavd --seed 1 --duration-ms 200 --quiet --csv "$tmp/csv"
 [ -s "$tmp/csv/summary.csv" ] && [ -s "$tmp/csv/timeline.csv" ] && [ -s "$tmp/csv/frames.csv" ] &&
 	ok report/csv || bad report/csv "missing files"
+sim --topo desktop --workload batch --sched lavd --seed 1 --duration-ms 200 --quiet --csv "$tmp/csv2"
+h=$(head -1 "$tmp/csv2/timeline.csv"); r=$(sed -n 5p "$tmp/csv2/timeline.csv")
+[[ "$h" == *,lavd_turbulent_cpus,imbalance_weight,imbalance_count ]] &&
+	awk -v r="$r" 'BEGIN{split(r, f, ","); exit !(f[6] >= 1 && f[7] >= 1)}' &&
+	ok report/csv-imbalance || bad report/csv-imbalance "header '$h', row '$r'"
 if command -v gnuplot >/dev/null; then
 	sim --topo deck --workload game --sched lavd --seed 1 --duration-ms 200 --quiet --plot "$tmp/plot" 2>/dev/null
 	[ -s "$tmp/plot/timeline.png" ] && [ -s "$tmp/plot/frames.png" ] && ok report/plot ||
