@@ -343,16 +343,9 @@ static u32 cpu_speed(struct sim *s, int cpu)
 	return sp ? sp : 1;
 }
 
-void sim_update_curr(struct sim *s, int cpu)
+/* Charge ran_ns of CPU time that did work (at most what the task has left). */
+static void task_charge(struct sim *s, struct task *t, u64 ran, u64 work)
 {
-	struct sim_cpu *c = &s->cpu[cpu];
-	struct task *t = c->curr;
-	u64 ran, work;
-
-	if (!t || s->now == c->seg_start)
-		return;
-	ran = s->now - c->seg_start;
-	work = ran * c->speed >> 10;
 	if (work > t->work_left)
 		work = t->work_left;
 	t->work_left -= work;
@@ -361,6 +354,18 @@ void sim_update_curr(struct sim *s, int cpu)
 	s->st.cls[t->cls].runtime += ran;
 	s->st.tmpl_runtime[t->tmpl] += ran;
 	s->st.cls[t->cls].work += work;
+}
+
+void sim_update_curr(struct sim *s, int cpu)
+{
+	struct sim_cpu *c = &s->cpu[cpu];
+	struct task *t = c->curr;
+	u64 ran;
+
+	if (!t || s->now == c->seg_start)
+		return;
+	ran = s->now - c->seg_start;
+	task_charge(s, t, ran, ran * c->speed >> 10);
 	c->seg_start = s->now;
 }
 
@@ -1094,15 +1099,10 @@ static void ev_rt_wake(struct sim *s, struct task *t)
 /* Account the running RT task's time up to now. */
 static void rt_update(struct sim *s, struct sim_cpu *c)
 {
-	struct task *t = c->rt;
-	u64 ran = s->now - c->rt_seg_start, work = ran < t->work_left ? ran : t->work_left;
+	u64 ran = s->now - c->rt_seg_start;
 
-	t->work_left -= work;
-	t->work_done += work;
-	t->sum_exec += ran;
-	s->st.cls[t->cls].runtime += ran;
-	s->st.tmpl_runtime[t->tmpl] += ran;
-	s->st.cls[t->cls].work += work;
+	/* RT work is wall time: not slowed by a busy sibling. */
+	task_charge(s, c->rt, ran, ran);
 	c->rt_seg_start = s->now;
 }
 
