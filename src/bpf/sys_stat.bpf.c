@@ -45,6 +45,18 @@ __noinline int lavd_revoke_boost(s32 cpu, int llc_waiting)
 	return 1;
 }
 
+static __always_inline bool cpu_runs_idle_task(s32 cpu)
+{
+	struct task_struct *curr;
+	bool idle;
+
+	bpf_rcu_read_lock();
+	curr = scx_bpf_cpu_curr(cpu);
+	idle = curr && curr->pid == 0;
+	bpf_rcu_read_unlock();
+	return idle;
+}
+
 /* Fold a CPU's lost time into its turbulence and the steady mask. */
 __noinline int lavd_update_turbulence(s32 cpu)
 {
@@ -54,6 +66,16 @@ __noinline int lavd_update_turbulence(s32 cpu)
 
 	if (!cc)
 		return 0;
+	/*
+	 * A CPU already idle when we were loaded never got update_idle(true):
+	 * with neither clock running, its idle time would count as lost and
+	 * the quietest CPU would look turbulent. If it runs the idle task
+	 * (pid 0) now, count this interval as idle.
+	 */
+	if (!READ_ONCE(cc->idle_since_ns) && !READ_ONCE(cc->ours_since_ns) &&
+	    now > cur_sample.interval_ns && cpu_runs_idle_task(cpu))
+		__sync_bool_compare_and_swap(&cc->idle_since_ns, 0,
+					     now - cur_sample.interval_ns);
 	/*
 	 * Idle or running ours now: count up to now and start the next
 	 * interval from now. The CPU itself may stop or wake meanwhile; the
