@@ -24,11 +24,12 @@ static void usage(FILE *f)
 		"  --fault-at N  corrupt CPU time accounting after event N (tests --check)\n"
 		"  --lavd-opt LIST  comma-separated, with --sched lavd: no-preempt, no-lock-boost,\n"
 		"                no-inherit, preempt-kick, no-turbulence, no-warmth, count-balance,\n"
+		"                no-plan (pull only when the own LLC queue is empty),\n"
 		"                warm-cpu-us=US (0..100000, default 0 = off, as the loader)\n");
 }
 
 #define LAVD_OPT_NAMES "no-preempt, no-lock-boost, no-inherit, preempt-kick, no-turbulence, " \
-		       "no-warmth, count-balance, warm-cpu-us=US"
+		       "no-warmth, count-balance, no-plan, warm-cpu-us=US"
 
 /* warm-cpu-us=US as the loader takes it: digits only, 0..100000. */
 static int parse_warm(const char *p, size_t n, u64 *us)
@@ -61,6 +62,7 @@ static int parse_lavd_opt(const char *arg, u32 *out, u64 *warm_us)
 		{ "no-turbulence", SIM_LAVD_NO_TURBULENCE },
 		{ "no-warmth", SIM_LAVD_NO_WARMTH },
 		{ "count-balance", SIM_LAVD_COUNT_BALANCE },
+		{ "no-plan", SIM_LAVD_NO_PLAN },
 	};
 	const char *p = arg;
 

@@ -19,6 +19,7 @@ struct lavd_cpu {
 	u64 running_at_ns, running_slice_ns;
 	u32 running_lat_cri;
 	u8 running_boosted;
+	u64 running_wgt;	/* weight of what runs here, 0 when none */
 	u64 cur_max_wait_ns, max_wait_ns;
 	u64 est_stop_ns;	/* pol_est_stop() at running */
 	u32 run_flags;		/* enum pol_run_flags */
@@ -42,11 +43,13 @@ struct lavd {
 	bool no_turbulence;	/* --lavd-opt no-turbulence: placement sees every CPU steady */
 	bool no_warmth;		/* --lavd-opt no-warmth: warm_wait_ok() is false */
 	bool count_balance;	/* --lavd-opt count-balance: steal by task count */
+	bool no_plan;		/* --lavd-opt no-plan: no pol_plan_balance */
 	u64 warm_cpu_ns;	/* --warm-cpu-us */
 	bool has_rt;		/* the workload has RT tasks (else no time may be lost) */
 	struct cpumask steady;	/* steady_mask: CPUs not turbulent */
 	int nr_llcs;
 	struct pol_domain llc_doms[POL_MAX_DOMAINS];
+	struct pol_dom_plan llc_plan[POL_MAX_DOMAINS];	/* roles and budgets, every 10 ms */
 	struct dsq llc_dsq[SIM_MAX_LLCS];
 	struct lavd_cpu cc[SIM_MAX_CPUS];
 };
@@ -197,6 +200,7 @@ static void lavd_running(struct sim *s, struct task *p)
 	cc->running_slice_ns = sl.slice_ns;
 	cc->running_lat_cri = p->l.st.lat_cri;
 	cc->running_boosted = sl.boosted;
+	cc->running_wgt = (u64)p->weight;
 	cc->est_stop_ns = pol_est_stop(now, p->l.st.avg_runtime_ns, sl.slice_ns);
 	cc->run_flags = POL_RUN_ACTIVE | (p->l.lock_holder ? POL_RUN_LOCK_HOLDER : 0);
 	cc->nr_sched++;
@@ -225,6 +229,7 @@ static void lavd_stopping(struct sim *s, struct task *p, bool runnable)
 	pol_warmth_on_stop(&p->l.warm, p->cpu, pol_sub_sat(p->sum_exec, p->l.exec_at_running),
 			   s->now);
 	cc->running_boosted = 0;
+	cc->running_wgt = 0;
 	cc->run_flags = 0;
 	if (cc->ours_since_set) {
 		cc->ours_ns += pol_sub_sat(s->now, cc->ours_since_ns);
@@ -633,8 +638,30 @@ static const struct pol_domain *balance_doms(struct lavd *l, struct pol_domain *
 	for (i = 0; i < l->nr_llcs; i++) {
 		tmp[i] = l->llc_doms[i];
 		tmp[i].queued_wgt = l->llc_doms[i].nr_queued * 100;
+		tmp[i].run_wgt = 0;	/* count-balance: what waits, counted */
 	}
 	return tmp;
+}
+
+/* dsq.bpf.c planned_steal: a stealer LLC's CPU pulls before its own queue. */
+static bool planned_steal(struct sim *s, s32 cpu, s32 self)
+{
+	struct lavd *l = L(s);
+	struct pol_domain cnt_doms[POL_MAX_DOMAINS];
+	const struct pol_domain *doms = balance_doms(l, cnt_doms);
+	s32 victim = pol_pick_planned(doms, l->llc_plan, (u32)l->nr_llcs, (u32)self);
+	u64 wgt;
+
+	if (victim < 0 || victim >= SIM_MAX_LLCS)
+		return false;
+	wgt = pol_domain_avg_wgt(&doms[victim]);
+	if (!lavd_move_to_local(s, cpu, victim))
+		return false;
+	pol_plan_charge(&l->llc_plan[self], &l->llc_plan[victim], wgt);
+	l->cc[cpu].tot_xllc_steal++;
+	s->st.lavd_steal++;
+	s->st.lavd_plan_steal++;
+	return true;
 }
 
 static void lavd_dispatch(struct sim *s, s32 cpu, struct task *prev)
@@ -647,6 +674,8 @@ static void lavd_dispatch(struct sim *s, s32 cpu, struct task *prev)
 	int i;
 
 	if (keep_lock_holder(s, cpu, prev))
+		return;
+	if (l->nr_llcs > 1 && planned_steal(s, cpu, self))
 		return;
 	if (lavd_move_to_local(s, cpu, self))
 		return;
@@ -793,6 +822,17 @@ static void lavd_timer(struct sim *s)
 		cc->cur_max_wait_ns = 0;
 		lavd_revoke_boost(s, cpu, l->llc_dsq[cpu_to_llc(s, cpu)].n > 0, can_boost);
 	}
+	if (l->nr_llcs > 1 && !l->no_plan) {
+		struct pol_domain cnt_doms[POL_MAX_DOMAINS];
+		struct pol_bal_sum sum;
+
+		/* lavd_collect_cpus: the weight each LLC runs now */
+		for (i = 0; i < l->nr_llcs; i++)
+			l->llc_doms[i].run_wgt = 0;
+		for (cpu = 0; cpu < s->nr_cpus; cpu++)
+			l->llc_doms[cpu_to_llc(s, cpu)].run_wgt += l->cc[cpu].running_wgt;
+		pol_plan_balance(balance_doms(l, cnt_doms), (u32)l->nr_llcs, l->llc_plan, &sum);
+	}
 	pol_sys_update(&l->sys, &x, &l->cfg);
 	s->st.lavd_turbulent_rounds += nr_turbulent;
 	s->st.lavd_timer_rounds++;
@@ -819,6 +859,7 @@ static void lavd_init(struct sim *s)
 	l->no_turbulence = !!(s->lavd_opts & SIM_LAVD_NO_TURBULENCE);
 	l->no_warmth = !!(s->lavd_opts & SIM_LAVD_NO_WARMTH);
 	l->count_balance = !!(s->lavd_opts & SIM_LAVD_COUNT_BALANCE);
+	l->no_plan = !!(s->lavd_opts & SIM_LAVD_NO_PLAN);
 	l->warm_cpu_ns = s->lavd_warm_cpu_us * SIM_NSEC_PER_USEC;
 	l->steady = s->topo->all;
 	for (i = 0; i < s->wl->nr_tmpl; i++)

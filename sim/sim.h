@@ -51,6 +51,7 @@ enum {
 	SIM_LAVD_NO_TURBULENCE	= 1 << 4,	/* placement sees every CPU as steady */
 	SIM_LAVD_NO_WARMTH	= 1 << 5,	/* warm_wait_ok() always false */
 	SIM_LAVD_COUNT_BALANCE	= 1 << 6,	/* steal by queued task count, not weight */
+	SIM_LAVD_NO_PLAN	= 1 << 7,	/* no pol_plan_balance: pull only from an empty queue */
 };
 
 struct cpumask { u64 w[SIM_MASK_WORDS]; };
@@ -307,6 +308,7 @@ struct sim_stats {
 	u64 nr_events;
 	u64 lock_owner_preempted;	/* a task owning a mutex put back while runnable */
 	u64 lavd_direct, lavd_steal, lavd_revoke, lavd_boosted;
+	u64 lavd_plan_steal;		/* ...of lavd_steal, pulls by the balance plan */
 	u64 lavd_preempt;		/* try_preempt claimed a victim */
 	u64 lavd_preempt_lock_holder;	/* ...whose task is a (futex-seen) lock holder: must be 0 */
 	u64 lavd_preempt_owner;		/* ...whose task owns a mutex (ground truth, seen or not) */

@@ -131,6 +131,29 @@ static __always_inline void keep_prev(struct task_struct *prev)
 		lavd_set_slice(prev, READ_ONCE(sys.slice_ns));
 }
 
+/*
+ * A CPU of a stealer LLC pulls from the most loaded stealee before its own
+ * queue, while the plan's budgets last (pol_plan_balance): the only way
+ * weight moves between LLCs whose queues never run dry.
+ */
+static __always_inline bool planned_steal(s32 self, struct cpu_ctx *cc)
+{
+	s32 victim = pol_pick_planned(llc_doms, llc_plan, nr_llcs, self);
+	u64 wgt;
+
+	if (victim < 0 || victim >= LAVD_MAX_LLCS)
+		return false;
+	wgt = pol_domain_avg_wgt(&llc_doms[victim]);
+	if (!lavd_move_to_local(LLC_DSQ(victim)))
+		return false;
+	pol_plan_charge(&llc_plan[LLC_IDX(self)], &llc_plan[victim], wgt);
+	if (cc) {
+		cc->tot_xllc_steal++;
+		cc->tot_plan_steal++;
+	}
+	return true;
+}
+
 void BPF_STRUCT_OPS(lavd_dispatch, s32 cpu, struct task_struct *prev)
 {
 	s32 self = cpu_to_llc(cpu), victim;
@@ -139,6 +162,8 @@ void BPF_STRUCT_OPS(lavd_dispatch, s32 cpu, struct task_struct *prev)
 	int i;
 
 	if (keep_lock_holder(prev, cc))
+		return;
+	if (nr_llcs > 1 && planned_steal(self, cc))
 		return;
 	if (lavd_move_to_local(LLC_DSQ(self)))
 		return;

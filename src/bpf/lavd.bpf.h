@@ -98,6 +98,8 @@ const volatile u64 warm_cpu_ns;			/* --warm-cpu-us: wait budget for a warm CPU, 
 /* State. */
 struct cpu_ctx cpu_ctxs[LAVD_MAX_CPUS];
 struct pol_domain llc_doms[LAVD_MAX_LLCS];	/* load of each LLC queue */
+struct pol_dom_plan llc_plan[LAVD_MAX_LLCS];	/* roles and budgets, every 10 ms */
+struct pol_bal_sum llc_bal_sum;		/* pol_plan_balance's scratch */
 struct pol_sys sys;
 struct lavd_stats stats;
 u64 logical_clk = POL_DL_COMPETE_WINDOW_NS;

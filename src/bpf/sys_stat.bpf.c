@@ -127,6 +127,7 @@ __noinline int lavd_collect_cpus(void)
 		cc = get_cpu_ctx(cpu);
 		if (!cc || !cpu_is_known(cpu))
 			continue;
+		llc_doms[LLC_IDX(cpu_to_llc(cpu))].run_wgt += cc->running_wgt;
 		n = scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu);
 		if (n > 0)
 			x->nr_queued += n;
@@ -158,6 +159,7 @@ __noinline int lavd_collect_cpus(void)
 		t->nr_sched_lat_cri += cc->tot_lat_cri;
 		t->nr_preempt += cc->tot_preempt;
 		t->nr_xllc_steal += cc->tot_xllc_steal;
+		t->nr_plan_steal += cc->tot_plan_steal;
 		t->nr_direct += cc->tot_direct;
 		t->nr_revoke += cc->tot_revoke;
 		t->nr_lock_boost += cc->tot_lock_boost;
@@ -181,6 +183,8 @@ __noinline int lavd_fold_stats(void)
 	stats.nr_sched_lat_cri = t->nr_sched_lat_cri;
 	stats.nr_preempt = t->nr_preempt;
 	stats.nr_xllc_steal = t->nr_xllc_steal;
+	stats.nr_plan_steal = t->nr_plan_steal;
+	stats.nr_stealees = t->nr_stealees;
 	stats.nr_direct = t->nr_direct;
 	stats.nr_revoke = t->nr_revoke;
 	stats.nr_lock_boost = t->nr_lock_boost;
@@ -225,11 +229,14 @@ static void update_sys_stat(void)
 
 		if (i >= nr_llcs)
 			break;
+		llc_doms[i].run_wgt = 0;	/* summed again by lavd_collect_cpus */
 		n = scx_bpf_dsq_nr_queued(LLC_DSQ(i));
 		if (n > 0)
 			cur_sample.nr_queued += n;
 	}
 	lavd_collect_cpus();
+	if (nr_llcs > 1)
+		cur_tot.nr_stealees = pol_plan_balance(llc_doms, nr_llcs, llc_plan, &llc_bal_sum);
 	lavd_fold_stats();
 }
 

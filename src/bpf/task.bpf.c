@@ -183,6 +183,7 @@ void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
 	cc->running_slice_ns = sl.slice_ns;
 	cc->running_lat_cri = tc->st.lat_cri;
 	cc->running_boosted = sl.boosted;
+	cc->running_wgt = p->scx.weight;
 	cc->est_stop_ns = pol_est_stop(now, tc->st.avg_runtime_ns, sl.slice_ns);
 	cc->run_flags = POL_RUN_ACTIVE | (tc->lock_holder ? POL_RUN_LOCK_HOLDER : 0);
 
@@ -227,6 +228,7 @@ void BPF_STRUCT_OPS(lavd_stopping, struct task_struct *p, bool runnable)
 		u64 since = cc->ours_since_ns;
 
 		cc->running_boosted = 0;
+		cc->running_wgt = 0;
 		cc->run_flags = 0;
 		if (since) {
 			cc->ours_ns += pol_sub_sat(lavd_now(), since);

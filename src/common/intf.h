@@ -23,6 +23,8 @@ struct lavd_stats {
 	unsigned long long nr_sched_lat_cri;	/* ... with criticality >= the average */
 	unsigned long long nr_preempt;		/* slices shortened by preemption */
 	unsigned long long nr_xllc_steal;	/* tasks pulled from another LLC */
+	unsigned long long nr_plan_steal;	/* ... of them by the balance plan */
+	unsigned long long nr_stealees;		/* LLCs marked stealee in the last plan */
 	unsigned long long nr_direct;		/* inserted straight to an idle CPU */
 	unsigned long long nr_revoke;		/* boosted slices revoked */
 	unsigned long long nr_lock_boost;	/* slice refills for lock holders */
@@ -53,6 +55,7 @@ struct cpu_ctx {
 	u32 running_lat_cri;	/* pol_cpu_run: its criticality */
 	u32 run_flags;		/* pol_cpu_run: enum pol_run_flags */
 	u8 running_boosted;
+	u64 running_wgt;	/* p->scx.weight of what runs here, 0 when none */
 	/* counters for the current 10 ms interval, reset by the timer */
 	u64 busy_ns;
 	u64 nr_sched;
@@ -65,6 +68,7 @@ struct cpu_ctx {
 	u64 tot_lat_cri;
 	u64 tot_preempt;
 	u64 tot_xllc_steal;
+	u64 tot_plan_steal;	/* pulls by the balance plan (pol_plan_balance) */
 	u64 tot_direct;
 	u64 tot_revoke;
 	u64 tot_lock_boost;

@@ -19,6 +19,7 @@ struct pol_domain {
 	u64 queued_wgt;	/* sum of weights of queued tasks */
 	u64 nr_queued;	/* number of queued tasks */
 	u64 nr_cpus;	/* CPUs that consume this domain's queue */
+	u64 run_wgt;	/* weights of the tasks running on its CPUs, at the round */
 };
 
 /* Queued weight per CPU, POL_SCALE per nice-0 task per CPU. */
@@ -51,6 +52,143 @@ POL_FN s32 pol_pick_stealee(const struct pol_domain *d, u32 n, u32 self, u64 tri
 		}
 	}
 	return best;
+}
+
+enum {
+	POL_BAL_NEUTRAL = 0,
+	POL_BAL_STEALER = 1,	/* pulls from stealees before its own queue */
+	POL_BAL_STEALEE = 2,	/* gives to stealers */
+};
+
+/* A domain's role for one period and how much weight it may still move. */
+struct pol_dom_plan {
+	u64 role;		/* POL_BAL_* */
+	u64 budget_wgt;		/* weight still to pull in (stealer) or give (stealee) */
+};
+
+/*
+ * Plan one period. A domain's load is the weight it runs and queues (what
+ * the CPUs of an LLC must get through); its fair share is the total load times
+ * its share of the CPUs; it is a stealer at or below fair - band, with a
+ * budget of half the gap (pulling the whole gap overshoots: the stealee's
+ * CPUs keep consuming meanwhile), a stealee at or above fair + band with
+ * queued work, likewise. The band is fair / 16 (upstream's band when every
+ * domain is loaded). Returns the number of stealees; with fewer than two
+ * domains, or a domain with an empty queue, every domain is neutral.
+ */
+struct pol_bal_sum {
+	u64 total_wgt;	/* load of all domains */
+	u64 total_cpus;
+	u64 nr_busy;	/* domains with queued work */
+};
+
+/*
+ * The sums go through memory (sum, written with volatile stores): a sum
+ * kept in a register is exact for the BPF verifier, which then cannot
+ * merge the loop's states and gives up ("sequence of jumps is too
+ * complex"); loaded from memory it is just a number.
+ */
+POL_FN void pol_bal_add(u64 *acc, u64 v)
+{
+	*(volatile u64 *)acc = *(volatile u64 *)acc + v;
+}
+
+POL_FN u32 pol_plan_balance(const struct pol_domain *d, u32 n, struct pol_dom_plan *plan,
+			    struct pol_bal_sum *sum)
+{
+	u32 nr_stealees = 0;
+	u64 total_wgt, total_cpus;
+	int i;
+
+	sum->total_wgt = 0;
+	sum->total_cpus = 0;
+	sum->nr_busy = 0;
+	pol_for(i, n, POL_MAX_DOMAINS) {
+		plan[i].role = POL_BAL_NEUTRAL;
+		plan[i].budget_wgt = 0;
+		pol_bal_add(&sum->total_wgt, d[i].queued_wgt + d[i].run_wgt);
+		pol_bal_add(&sum->total_cpus, d[i].nr_cpus);
+		pol_bal_add(&sum->nr_busy, d[i].nr_queued ? 1 : 0);
+	}
+	total_wgt = *(volatile u64 *)&sum->total_wgt;
+	total_cpus = *(volatile u64 *)&sum->total_cpus;
+	/*
+	 * While some queue is empty its CPUs pull by themselves when they run
+	 * dry (pol_pick_stealee), at once and by what waits now; a plan made
+	 * from a 10 ms sample only adds stale moves then (on the simulator's
+	 * 8-LLC server under an intermittent load it raised the imbalance by
+	 * 40 %). Plan only when every queue holds work.
+	 */
+	if (n < 2 || !total_wgt || !total_cpus ||
+	    *(volatile u64 *)&sum->nr_busy < pol_min(n, POL_MAX_DOMAINS))
+		return 0;
+	pol_for(i, n, POL_MAX_DOMAINS) {
+		u64 fair = pol_div(pol_mul_sat(total_wgt, d[i].nr_cpus), total_cpus);
+		u64 band = fair >> 4;
+		u64 load = d[i].queued_wgt + d[i].run_wgt;
+
+		if (!d[i].nr_cpus)
+			continue;
+		if (load + band <= fair) {
+			plan[i].role = POL_BAL_STEALER;
+			plan[i].budget_wgt = (fair - load) / 2;
+		} else if (d[i].nr_queued && load >= fair + band && load > fair) {
+			plan[i].role = POL_BAL_STEALEE;
+			plan[i].budget_wgt = (load - fair) / 2;
+			nr_stealees++;
+		}
+		if (!plan[i].budget_wgt)
+			plan[i].role = POL_BAL_NEUTRAL;
+	}
+	return nr_stealees;
+}
+
+/*
+ * For a CPU of domain self: the stealee to pull from now, the most loaded
+ * one with budget and queued work; -1 if self is not a stealer with budget
+ * or there is none.
+ */
+POL_FN s32 pol_pick_planned(const struct pol_domain *d, const struct pol_dom_plan *plan,
+			    u32 n, u32 self)
+{
+	s32 best = -1;
+	u64 best_load = 0;
+	int i;
+
+	if (self >= POL_MAX_DOMAINS || self >= n || plan[self].role != POL_BAL_STEALER ||
+	    !plan[self].budget_wgt)
+		return -1;
+	pol_for(i, n, POL_MAX_DOMAINS) {
+		u64 load;
+
+		if ((u32)i == self || plan[i].role != POL_BAL_STEALEE || !plan[i].budget_wgt ||
+		    !d[i].nr_queued)
+			continue;
+		load = pol_domain_load(&d[i]);
+		if (best < 0 || load > best_load) {
+			best = (s32)i;
+			best_load = load;
+		}
+	}
+	return best;
+}
+
+/* Average weight of a queued task of d (the estimate of what a pull moves). */
+POL_FN u64 pol_domain_avg_wgt(const struct pol_domain *d)
+{
+	return d->nr_queued ? d->queued_wgt / d->nr_queued : 0;
+}
+
+/* A pull of wgt moved: charge both budgets; a spent budget ends the role. */
+POL_FN void pol_plan_charge(struct pol_dom_plan *stealer, struct pol_dom_plan *stealee, u64 wgt)
+{
+	wgt = pol_max(wgt, 1);
+	stealer->budget_wgt = pol_sub_sat(stealer->budget_wgt, wgt);
+	stealee->budget_wgt = pol_sub_sat(stealee->budget_wgt, wgt);
+	if (!stealer->budget_wgt)
+		stealer->role = POL_BAL_NEUTRAL;
+	if (!stealee->budget_wgt)
+		stealee->role = POL_BAL_NEUTRAL;
 }
 
 #endif /* __POL_BALANCE_H */

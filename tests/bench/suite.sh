@@ -9,14 +9,19 @@ REPS=${2:-3}
 N=$(nproc)
 out() { echo "BENCH $SCHED $REP $1 $2"; }
 
-# Busy CPUs averaged over a command's run, from /proc/stat.
+# Busy CPUs averaged over a command's run: the run time of every task on
+# every CPU (/proc/schedstat, field 7 of the cpuN lines, ns; schedstats are
+# switched on for it) over the elapsed time. /proc/stat's tick sampling is
+# useless here: a 300 us task woken by a timer right after the tick is never
+# caught running by one (it read 0.000 busy CPUs under -icount).
+schedstat_run_ns() { awk '/^cpu[0-9]/ { s += $8 } END { printf "%.0f", s }' /proc/schedstat; }
 busy_cpus() {
-	set -- $(head -1 /proc/stat)
-	t0=$(( $2 + $3 + $4 + $5 + $6 + $7 + $8 )); i0=$(( $5 + $6 ))
+	echo 1 >/proc/sys/kernel/sched_schedstats 2>/dev/null
+	r0=$(schedstat_run_ns); u0=$(cut -d' ' -f1 /proc/uptime)
 	"$CMD" >/dev/null 2>&1
-	set -- $(head -1 /proc/stat)
-	t1=$(( $2 + $3 + $4 + $5 + $6 + $7 + $8 )); i1=$(( $5 + $6 ))
-	awk -v t=$((t1 - t0)) -v i=$((i1 - i0)) -v n="$N" 'BEGIN { printf "%.3f", t ? n * (t - i) / t : 0 }'
+	r1=$(schedstat_run_ns); u1=$(cut -d' ' -f1 /proc/uptime)
+	awk -v r0="$r0" -v r1="$r1" -v u0="$u0" -v u1="$u1" \
+		'BEGIN { d = (u1 - u0) * 1e9; printf "%.3f", d > 0 ? (r1 - r0) / d : 0 }'
 }
 light() { wakechain --fps 30 --stages 2 --work-us 300 --secs "$SECS" --name light; }
 

@@ -21,7 +21,7 @@
 static const char *op_names[NR_DIFF_OPS] = {
 	"log2x", "mul_sat", "ewma", "ewma_asym", "freq", "lat_cri", "wake", "task_cycle",
 	"greedy", "deadline", "clock", "slice_target", "thr", "sys_update", "task_slice",
-	"stealee", "invr", "norm", "ctx_boost", "task_init", "preempt", "futex", "turbulence", "warmth",
+	"stealee", "invr", "norm", "ctx_boost", "task_init", "preempt", "futex", "turbulence", "warmth", "plan",
 };
 
 static u64 rng = 0x9e3779b97f4a7c15ULL;
@@ -108,6 +108,14 @@ static void fill_case(struct diff_ctx *c, u32 op)
 		c->doms[i].queued_wgt = val();
 		c->doms[i].nr_queued = next() & 1 ? val() : 0;
 		c->doms[i].nr_cpus = val();
+		c->doms[i].run_wgt = val();
+		/* the plan needs every queue busy: make that common */
+		if (op == OP_PLAN && (next() & 7))
+			c->doms[i].nr_queued |= 1;
+	}
+	if (op == OP_PLAN) {
+		c->in[0] %= 9;
+		c->in[1] %= 9;
 	}
 	if (op == OP_STEALEE)
 		c->in[0] %= DIFF_NR_DOMS + 1; /* table holds DIFF_NR_DOMS entries */

@@ -14,7 +14,7 @@ enum diff_op {
 	OP_LOG2X, OP_MUL_SAT, OP_EWMA, OP_EWMA_ASYM, OP_FREQ, OP_LAT_CRI, OP_WAKE,
 	OP_TASK_CYCLE, OP_GREEDY, OP_DEADLINE, OP_CLOCK, OP_SLICE_TARGET, OP_THR,
 	OP_SYS_UPDATE, OP_TASK_SLICE, OP_STEALEE, OP_INVR, OP_NORM, OP_CTX_BOOST,
-	OP_TASK_INIT, OP_PREEMPT, OP_FUTEX, OP_TURBULENCE, OP_WARMTH,
+	OP_TASK_INIT, OP_PREEMPT, OP_FUTEX, OP_TURBULENCE, OP_WARMTH, OP_PLAN,
 	NR_DIFF_OPS
 };
 
@@ -30,6 +30,8 @@ struct diff_ctx {
 	struct pol_sys_sample smp;
 	struct pol_cfg cfg;
 	struct pol_domain doms[DIFF_NR_DOMS];
+	struct pol_dom_plan plans[DIFF_NR_DOMS];
+	struct pol_bal_sum bal_sum;
 };
 
 POL_FN void diff_exec(struct diff_ctx *c)
@@ -152,6 +154,13 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		out[4] = pol_warm_wait_ok(in[6], in[7], in[5]);
 		break;
 	}
+	case OP_PLAN:
+		out[0] = pol_plan_balance(c->doms, (u32)in[0], c->plans, &c->bal_sum);
+		out[1] = (u64)(s64)pol_pick_planned(c->doms, c->plans, (u32)in[0], (u32)in[1]);
+		out[2] = pol_domain_avg_wgt(&c->doms[in[2] & (DIFF_NR_DOMS - 1)]);
+		pol_plan_charge(&c->plans[in[1] & (DIFF_NR_DOMS - 1)],
+				&c->plans[in[3] & (DIFF_NR_DOMS - 1)], in[4]);
+		break;
 	default:
 		out[7] = POL_U64_MAX;
 		break;

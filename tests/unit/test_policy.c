@@ -671,6 +671,102 @@ TEST(pick_stealee_ties_lower_index)
 	CHECK_EQ(pol_pick_stealee(d, 3, 0, 0), 1);
 }
 
+/* Two saturated LLCs, one with 10x the waiting weight: the plan moves it. */
+TEST(plan_balance_saturated_domains)
+{
+	struct pol_domain d[POL_MAX_DOMAINS] = {
+		{ .queued_wgt = 200, .nr_queued = 2, .nr_cpus = 4 },
+		{ .queued_wgt = 2000, .nr_queued = 20, .nr_cpus = 4 },
+	};
+	struct pol_dom_plan p[POL_MAX_DOMAINS];
+	struct pol_bal_sum sum;
+
+	CHECK_EQ(pol_plan_balance(d, 2, p, &sum), 1);
+	/* fair = 1100 each; both queued: band 1100 / 16 = 68 */
+	CHECK_EQ(p[0].role, POL_BAL_STEALER);
+	CHECK_EQ(p[0].budget_wgt, 450);
+	CHECK_EQ(p[1].role, POL_BAL_STEALEE);
+	CHECK_EQ(p[1].budget_wgt, 450);
+	CHECK_EQ(pol_pick_planned(d, p, 2, 0), 1);
+	CHECK_EQ(pol_pick_planned(d, p, 2, 1), -1);	/* a stealee does not pull */
+	CHECK_EQ(pol_domain_avg_wgt(&d[1]), 100);
+	/* budgets run out: roles end, no more pulls */
+	for (int k = 0; k < 4; k++)
+		pol_plan_charge(&p[0], &p[1], 100);
+	CHECK_EQ(p[0].budget_wgt, 50);
+	pol_plan_charge(&p[0], &p[1], 100);
+	CHECK_EQ(p[0].role, POL_BAL_NEUTRAL);
+	CHECK_EQ(p[1].role, POL_BAL_NEUTRAL);
+	CHECK_EQ(pol_pick_planned(d, p, 2, 0), -1);
+}
+
+/* Weight, not count: 1 nice -20 task outweighs 5 nice-0 ones. */
+TEST(plan_balance_by_weight)
+{
+	struct pol_domain d[POL_MAX_DOMAINS] = {
+		{ .queued_wgt = 500, .nr_queued = 5, .nr_cpus = 2 },
+		{ .queued_wgt = 8668, .nr_queued = 1, .nr_cpus = 2 },
+		{ .queued_wgt = 100, .nr_queued = 1, .nr_cpus = 2, .run_wgt = 200 },
+	};
+	struct pol_dom_plan p[POL_MAX_DOMAINS];
+	struct pol_bal_sum sum;
+
+	CHECK_EQ(pol_plan_balance(d, 3, p, &sum), 1);
+	CHECK_EQ(p[0].role, POL_BAL_STEALER);
+	CHECK_EQ(p[1].role, POL_BAL_STEALEE);
+	CHECK_EQ(p[2].role, POL_BAL_STEALER);
+	/* fair = 9468 / 3 = 3156; running weight counts: (3156 - 300) / 2 */
+	CHECK_EQ(p[2].budget_wgt, 1428);
+	CHECK_EQ(pol_pick_planned(d, p, 3, 2), 1);
+	/* an empty queue pulls by itself: no plan then */
+	d[2].nr_queued = 0;
+	d[2].queued_wgt = 0;
+	CHECK_EQ(pol_plan_balance(d, 3, p, &sum), 0);
+	CHECK_EQ(p[0].role, POL_BAL_NEUTRAL);
+	CHECK_EQ(pol_pick_planned(d, p, 3, 2), -1);
+	/* unequal CPUs: the fair share follows them */
+	d[0] = (struct pol_domain){ .queued_wgt = 600, .nr_queued = 6, .nr_cpus = 6 };
+	d[1] = (struct pol_domain){ .queued_wgt = 200, .nr_queued = 2, .nr_cpus = 2 };
+	CHECK_EQ(pol_plan_balance(d, 2, p, &sum), 0);	/* 100 per CPU each: balanced */
+	CHECK_EQ(p[0].role, POL_BAL_NEUTRAL);
+	CHECK_EQ(p[1].role, POL_BAL_NEUTRAL);
+}
+
+TEST(plan_balance_edges)
+{
+	struct pol_domain d[POL_MAX_DOMAINS] = {
+		{ .queued_wgt = 1000, .nr_queued = 10, .nr_cpus = 4 },
+	};
+	struct pol_dom_plan p[POL_MAX_DOMAINS];
+	struct pol_bal_sum sum;
+
+	CHECK_EQ(pol_plan_balance(d, 1, p, &sum), 0);	/* one domain: nothing to balance */
+	CHECK_EQ(p[0].role, POL_BAL_NEUTRAL);
+	CHECK_EQ(pol_pick_planned(d, p, 1, 0), -1);
+	CHECK_EQ(pol_plan_balance(d, 0, p, &sum), 0);
+	memset(d, 0, sizeof(d));
+	CHECK_EQ(pol_plan_balance(d, 4, p, &sum), 0);	/* nothing queued, no CPUs: no division */
+	d[0] = (struct pol_domain){ .queued_wgt = 1000, .nr_queued = 10, .nr_cpus = 0 };
+	d[1] = (struct pol_domain){ .queued_wgt = 0, .nr_queued = 0, .nr_cpus = 0 };
+	CHECK_EQ(pol_plan_balance(d, 2, p, &sum), 0);	/* no CPUs at all */
+	/* a domain without CPUs never gets a role */
+	d[1].nr_cpus = 4;
+	pol_plan_balance(d, 2, p, &sum);
+	CHECK_EQ(p[0].role, POL_BAL_NEUTRAL);
+	/* huge weights saturate instead of wrapping */
+	d[0] = (struct pol_domain){ .queued_wgt = ~0ULL / 2, .nr_queued = 1, .nr_cpus = 64 };
+	d[1] = (struct pol_domain){ .queued_wgt = 1, .nr_queued = 1, .nr_cpus = 64 };
+	CHECK_EQ(pol_plan_balance(d, 2, p, &sum), 1);
+	CHECK_EQ(p[1].role, POL_BAL_STEALER);
+	CHECK(p[1].budget_wgt > 0);
+	/* out-of-range self */
+	CHECK_EQ(pol_pick_planned(d, p, 2, 64), -1);
+	CHECK_EQ(pol_pick_planned(d, p, 2, 5), -1);
+	/* n beyond the table is clamped */
+	CHECK(pol_plan_balance(d, ~0U, p, &sum) <= POL_MAX_DOMAINS);
+	CHECK_EQ(pol_domain_avg_wgt(&(struct pol_domain){ .queued_wgt = 5 }), 0);
+}
+
 /* ---- pol_preempt.h ---- */
 
 static struct pol_cpu_run run(u32 lc, u64 stop, u32 flags)
