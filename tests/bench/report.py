@@ -8,7 +8,10 @@ the medians, and the spread (lowest and highest per-repetition ratio).
 Throughput metrics are reported as EEVDF-time / LAVD-time (higher = LAVD
 better), latency and busy-CPU metrics as LAVD / EEVDF (lower = LAVD better).
 """
+import os
+import re
 import statistics
+import subprocess
 import sys
 
 # metric -> (direction, target, description); direction "lower" or "higher" for the ratio
@@ -92,15 +95,69 @@ def main():
                    for d, k, e, l, r, s, t, v in rows)
     print(head + body)
     if md:
+        keep = None
+        try:
+            old = open(md).read()
+            m = re.search(r"^## Reading the numbers\n.*?(?=^## |\Z)", old, re.S | re.M)
+            if m:
+                keep = m.group(0).rstrip() + "\n"
+        except OSError:
+            pass
+        png = plot(rows, os.path.join(os.path.dirname(md) or ".", "img", "bench-ratios.png"))
         with open(md, "w") as f:
             f.write("# Benchmarks: LAVD vs EEVDF\n\n")
             f.write("Measured by `make bench` (tests/bench/suite.sh in the VM, `-icount` on), "
                     "commit %s, %s.\n\n" % (commit or "?", machine or "?"))
             f.write("Ratios: latency and busy CPUs are LAVD / EEVDF (lower is better for LAVD); "
                     "throughput is LAVD / EEVDF in work per second (higher is better). "
-                    "Spread: lowest and highest ratio over the repetitions.\n\n")
+                    "Spread: lowest and highest ratio over the repetitions. Generated: the "
+                    "section *Reading the numbers* is kept from the previous version of this "
+                    "file, the rest is rewritten.\n\n")
             f.write(head + body)
+            if png:
+                f.write("\n![LAVD relative to EEVDF per metric](img/%s)\n" % os.path.basename(png))
+            f.write("\n" + (keep or "## Reading the numbers\n\n(to be written from the table above)\n"))
 
+
+def plot(rows, png):
+    """Bars of each metric's cost relative to EEVDF (< 1: LAVD better), with
+    its target; throughput ratios are inverted so that lower is better for all."""
+    pts = []
+    for d, k, e, l, r, s, t, v in rows:
+        try:
+            r = float(r)
+        except ValueError:
+            continue
+        if r != r or r in (float("inf"),):
+            continue
+        inv = METRICS[k][0] != "lower"
+        cost = 1 / r if inv and r else r
+        tgt = (1 / t if inv else t) if t else -1
+        pts.append((k, cost, tgt))
+    if not pts or subprocess.call(["sh", "-c", "command -v gnuplot >/dev/null"]):
+        return None
+    os.makedirs(os.path.dirname(png), exist_ok=True)
+    dat = png + ".dat"
+    with open(dat, "w") as f:
+        for i, (k, c, t) in enumerate(pts):
+            f.write('%d "%s" %g %g\n' % (i, k.replace("_", "-"), c, t))
+    gp = """set terminal pngcairo size 1100,600 font ',9'
+set output '%s'
+set title 'LAVD relative to EEVDF (lower is better for LAVD; throughput inverted); crosses: targets'
+set style fill solid 0.6
+set boxwidth 0.7
+set logscale y 2
+set yrange [0.05:20]
+set grid ytics
+set xtics rotate by -60 left
+set key top left
+plot '%s' using 1:3:xtic(2) with boxes title 'LAVD / EEVDF', \\
+     '' using 1:($4 > 0 ? $4 : 1/0) with points pt 2 ps 2 lw 2 title 'target', \\
+     1 with lines dt 2 lc 'black' title 'parity'
+""" % (png, dat)
+    p = subprocess.run(["gnuplot"], input=gp.encode())
+    os.unlink(dat)
+    return png if p.returncode == 0 else None
 
 if __name__ == "__main__":
     main()
