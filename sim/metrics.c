@@ -198,6 +198,24 @@ static json_t *build(const struct sim *s, const struct sim_opts *o)
 	c = json_object();
 	json_object_set_new(c, "work_cpus", json_real(round6((double)work / 1e9 / dur)));
 	json_object_set_new(c, "utilisation", json_real(round6((double)busy / (double)(busy + idle))));
+	{
+		/* CPU utilisation per LLC (domain): busy / (busy + idle) of its CPUs */
+		json_t *u = json_array();
+		int l;
+
+		for (l = 0; l < s->topo->nr_llcs; l++) {
+			u64 b = 0, id = 0;
+
+			for (i = 0; i < s->nr_cpus; i++) {
+				if (s->topo->cpu[i].llc != l)
+					continue;
+				b += s->cpu[i].busy_ns;
+				id += s->cpu[i].idle_ns;
+			}
+			json_array_append_new(u, json_real(b + id ? round6((double)b / (double)(b + id)) : 0));
+		}
+		json_object_set_new(c, "llc_utilisation", u);
+	}
 	json_object_set_new(c, "energy_j", json_real(round6(energy)));
 	json_object_set_new(c, "power_w", json_real(round6(energy / dur)));
 	json_object_set_new(c, "work_per_joule_cpus", json_real(round6(energy > 0 ? (double)work / 1e9 / energy : 0)));
@@ -308,6 +326,17 @@ void report_table(struct sim *s, FILE *f)
 		100 * json_real_value(json_object_get(x, "utilisation")),
 		json_real_value(json_object_get(x, "energy_j")),
 		json_real_value(json_object_get(x, "power_w")));
+	{
+		json_t *u = json_object_get(x, "llc_utilisation");
+		size_t k;
+
+		if (u && json_array_size(u) > 1) {
+			fprintf(f, "utilisation per LLC %%:");
+			for (k = 0; k < json_array_size(u); k++)
+				fprintf(f, " %.1f", 100 * json_real_value(json_array_get(u, k)));
+			fprintf(f, "\n");
+		}
+	}
 	fprintf(f, "switches %lld  migrations %lld  preemptions %lld  slice expiries %lld  "
 		"keep-prev %lld  forks %lld  lock owners put back %lld\n",
 		(long long)json_integer_value(json_object_get(x, "context_switches")),
@@ -382,6 +411,13 @@ static void flatten(FILE *f, const char *prefix, json_t *v)
 	if (json_is_object(v)) {
 		json_object_foreach(v, k, x) {
 			snprintf(p, sizeof(p), "%s%s%s", prefix, *prefix ? "." : "", k);
+			flatten(f, p, x);
+		}
+	} else if (json_is_array(v)) {
+		size_t i;
+
+		json_array_foreach(v, i, x) {
+			snprintf(p, sizeof(p), "%s.%zu", prefix, i);
 			flatten(f, p, x);
 		}
 	} else if (json_is_integer(v)) {
