@@ -13,7 +13,8 @@ out() { echo "BENCH $SCHED $REP $1 $2"; }
 # every CPU (/proc/schedstat, field 7 of the cpuN lines, ns; schedstats are
 # switched on for it) over the elapsed time. /proc/stat's tick sampling is
 # useless here: a 300 us task woken by a timer right after the tick is never
-# caught running by one (it read 0.000 busy CPUs under -icount).
+# caught running by one (it read 0.000 busy CPUs under -icount). The
+# ternary is parenthesised: awk reads printf ... > x as a redirection.
 schedstat_run_ns() { awk '/^cpu[0-9]/ { s += $8 } END { printf "%.0f", s }' /proc/schedstat; }
 busy_cpus() {
 	echo 1 >/proc/sys/kernel/sched_schedstats 2>/dev/null
@@ -21,7 +22,7 @@ busy_cpus() {
 	"$CMD" >/dev/null 2>&1
 	r1=$(schedstat_run_ns); u1=$(cut -d' ' -f1 /proc/uptime)
 	awk -v r0="$r0" -v r1="$r1" -v u0="$u0" -v u1="$u1" \
-		'BEGIN { d = (u1 - u0) * 1e9; printf "%.3f", d > 0 ? (r1 - r0) / d : 0 }'
+		'BEGIN { d = (u1 - u0) * 1e9; printf "%.3f", (d > 0 ? (r1 - r0) / d : 0) }'
 }
 light() { wakechain --fps 30 --stages 2 --work-us 300 --secs "$SECS" --name light; }
 
