@@ -29,12 +29,12 @@ POL_FN u64 pol_domain_load(const struct pol_domain *d)
 }
 
 /*
- * Most loaded domain other than self that has queued tasks and is not in
- * tried_mask (bit i = domain i already tried); ties go to the lower index.
- * Returns -1 if there is none. d must hold POL_MAX_DOMAINS entries (the BPF
- * verifier checks every index the loop could reach); n is clamped to it.
+ * Most loaded domain other than self that has queued tasks and whose bit is
+ * set in allowed (bit i = domain i); ties go to the lower index. Returns -1
+ * if there is none. d must hold POL_MAX_DOMAINS entries (the BPF verifier
+ * checks every index the loop could reach); n is clamped to it.
  */
-POL_FN s32 pol_pick_stealee(const struct pol_domain *d, u32 n, u32 self, u64 tried_mask)
+POL_FN s32 pol_most_loaded(const struct pol_domain *d, u32 n, u32 self, u64 allowed)
 {
 	s32 best = -1;
 	u64 best_load = 0;
@@ -43,7 +43,7 @@ POL_FN s32 pol_pick_stealee(const struct pol_domain *d, u32 n, u32 self, u64 tri
 	pol_for(i, n, POL_MAX_DOMAINS) {
 		u64 load;
 
-		if ((u32)i == self || (tried_mask & (1ULL << i)) || !d[i].nr_queued)
+		if ((u32)i == self || !(allowed & (1ULL << i)) || !d[i].nr_queued)
 			continue;
 		load = pol_domain_load(&d[i]);
 		if (best < 0 || load > best_load) {
@@ -52,6 +52,12 @@ POL_FN s32 pol_pick_stealee(const struct pol_domain *d, u32 n, u32 self, u64 tri
 		}
 	}
 	return best;
+}
+
+/* Where a CPU whose queue ran dry pulls from: not a domain in tried_mask. */
+POL_FN s32 pol_pick_stealee(const struct pol_domain *d, u32 n, u32 self, u64 tried_mask)
+{
+	return pol_most_loaded(d, n, self, ~tried_mask);
 }
 
 enum {
@@ -151,26 +157,17 @@ POL_FN u32 pol_plan_balance(const struct pol_domain *d, u32 n, struct pol_dom_pl
 POL_FN s32 pol_pick_planned(const struct pol_domain *d, const struct pol_dom_plan *plan,
 			    u32 n, u32 self)
 {
-	s32 best = -1;
-	u64 best_load = 0;
+	u64 stealees = 0;
 	int i;
 
 	if (self >= POL_MAX_DOMAINS || self >= n || plan[self].role != POL_BAL_STEALER ||
 	    !plan[self].budget_wgt)
 		return -1;
 	pol_for(i, n, POL_MAX_DOMAINS) {
-		u64 load;
-
-		if ((u32)i == self || plan[i].role != POL_BAL_STEALEE || !plan[i].budget_wgt ||
-		    !d[i].nr_queued)
-			continue;
-		load = pol_domain_load(&d[i]);
-		if (best < 0 || load > best_load) {
-			best = (s32)i;
-			best_load = load;
-		}
+		if (plan[i].role == POL_BAL_STEALEE && plan[i].budget_wgt)
+			stealees |= 1ULL << i;
 	}
-	return best;
+	return pol_most_loaded(d, n, self, stealees);
 }
 
 /* Average weight of a queued task of d (the estimate of what a pull moves). */
