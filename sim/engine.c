@@ -439,23 +439,29 @@ void sim_kick(struct sim *s, int cpu, int preempt)
 	}
 }
 
-void sim_local_push(struct sim *s, int cpu, struct task *t)
+/* A task enters cpu's local DSQ (from no queue). */
+static void local_claim(struct sim *s, int cpu, struct task *t)
 {
-	struct sim_cpu *c = &s->cpu[cpu];
-
 	if (s->check)
 		CHECK(s, t->where == TW_NONE, "task %d inserted in local DSQ %d while queued (%d)",
 		      t->id, cpu, t->where);
 	t->where = TW_LOCAL;
 	t->where_id = cpu;
 	t->cpu = cpu;
+	s->cpu[cpu].local_n++;
+}
+
+void sim_local_push(struct sim *s, int cpu, struct task *t)
+{
+	struct sim_cpu *c = &s->cpu[cpu];
+
+	local_claim(s, cpu, t);
 	t->next = NULL;
 	if (c->local_tail)
 		c->local_tail->next = t;
 	else
 		c->local_head = t;
 	c->local_tail = t;
-	c->local_n++;
 	/* An enqueue on the local queue of an idle CPU wakes it (an RT task's CPU looks later). */
 	if (!cpu_busy(c))
 		sim_kick(s, cpu, 0);
@@ -466,17 +472,11 @@ void sim_local_push_head(struct sim *s, int cpu, struct task *t)
 {
 	struct sim_cpu *c = &s->cpu[cpu];
 
-	if (s->check)
-		CHECK(s, t->where == TW_NONE, "task %d inserted in local DSQ %d while queued (%d)",
-		      t->id, cpu, t->where);
-	t->where = TW_LOCAL;
-	t->where_id = cpu;
-	t->cpu = cpu;
+	local_claim(s, cpu, t);
 	t->next = c->local_head;
 	c->local_head = t;
 	if (!c->local_tail)
 		c->local_tail = t;
-	c->local_n++;
 }
 
 struct task *sim_local_pop(struct sim *s, int cpu)
