@@ -184,7 +184,6 @@ __noinline int lavd_fold_stats(void)
 	stats.nr_preempt = t->nr_preempt;
 	stats.nr_xllc_steal = t->nr_xllc_steal;
 	stats.nr_plan_steal = t->nr_plan_steal;
-	stats.nr_stealees = t->nr_stealees;
 	stats.nr_direct = t->nr_direct;
 	stats.nr_revoke = t->nr_revoke;
 	stats.nr_lock_boost = t->nr_lock_boost;
@@ -236,7 +235,7 @@ static void update_sys_stat(void)
 	}
 	lavd_collect_cpus();
 	if (nr_llcs > 1)
-		cur_tot.nr_stealees = pol_plan_balance(llc_doms, nr_llcs, llc_plan, &llc_bal_sum);
+		pol_plan_balance(llc_doms, nr_llcs, llc_plan, &llc_bal_sum);
 	lavd_fold_stats();
 }
 

@@ -24,7 +24,6 @@ struct lavd_stats {
 	unsigned long long nr_preempt;		/* slices shortened by preemption */
 	unsigned long long nr_xllc_steal;	/* tasks pulled from another LLC */
 	unsigned long long nr_plan_steal;	/* ... of them by the balance plan */
-	unsigned long long nr_stealees;		/* LLCs marked stealee in the last plan */
 	unsigned long long nr_direct;		/* inserted straight to an idle CPU */
 	unsigned long long nr_revoke;		/* boosted slices revoked */
 	unsigned long long nr_lock_boost;	/* slice refills for lock holders */

@@ -72,16 +72,6 @@ struct pol_dom_plan {
 	u64 budget_wgt;		/* weight still to pull in (stealer) or give (stealee) */
 };
 
-/*
- * Plan one period. A domain's load is the weight it runs and queues (what
- * the CPUs of an LLC must get through); its fair share is the total load times
- * its share of the CPUs; it is a stealer at or below fair - band, with a
- * budget of half the gap (pulling the whole gap overshoots: the stealee's
- * CPUs keep consuming meanwhile), a stealee at or above fair + band with
- * queued work, likewise. The band is fair / 16 (upstream's band when every
- * domain is loaded). Returns the number of stealees; with fewer than two
- * domains, or a domain with an empty queue, every domain is neutral.
- */
 struct pol_bal_sum {
 	u64 total_wgt;	/* load of all domains */
 	u64 total_cpus;
@@ -99,6 +89,16 @@ POL_FN void pol_bal_add(u64 *acc, u64 v)
 	*(volatile u64 *)acc = *(volatile u64 *)acc + v;
 }
 
+/*
+ * Plan one period. A domain's load is the weight it runs and queues (what
+ * the CPUs of an LLC must get through); its fair share is the total load times
+ * its share of the CPUs; it is a stealer at or below fair - band, with a
+ * budget of half the gap (pulling the whole gap overshoots: the stealee's
+ * CPUs keep consuming meanwhile), a stealee at or above fair + band with
+ * queued work, likewise. The band is fair / 16 (upstream's band when every
+ * domain is loaded). Returns the number of stealees; with fewer than two
+ * domains, or a domain with an empty queue, every domain is neutral.
+ */
 POL_FN u32 pol_plan_balance(const struct pol_domain *d, u32 n, struct pol_dom_plan *plan,
 			    struct pol_bal_sum *sum)
 {
