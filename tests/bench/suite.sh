@@ -26,20 +26,25 @@ busy_cpus() {
 }
 light() { wakechain --fps 30 --stages 2 --work-us 300 --secs "$SECS" --name light; }
 
+# Background hogs are waited for by PID: a bare `wait` would also wait for
+# the scx_lavd loader start_lavd left in the background, which never exits
+# on its own (this hung the first make bench in the LAVD pass).
 suite() {
 	# frame pipeline under 2x overload
 	stress-ng --cpu $((2 * N)) -t "$((SECS + 2))s" >/dev/null 2>&1 &
+	HOG=$!
 	sleep 1
 	r=$(wakechain --secs "$SECS" --name frame)
-	wait
+	wait "$HOG"
 	out frame_p99_us "$(echo "$r" | sed -n 's/.*p99_us=\([0-9]*\).*/\1/p')"
 	out frame_miss_pct "$(echo "$r" | sed -n 's/.*miss_pct=\([0-9.]*\).*/\1/p')"
 
 	# wake-up latency under load (normal policy)
 	stress-ng --cpu "$N" -t "$((SECS + 2))s" >/dev/null 2>&1 &
+	HOG=$!
 	sleep 1
 	cyclictest --policy=other -t "$N" -D "$SECS" -q -h 100000 -i 1000 >/tmp/cyc.txt 2>&1
-	wait
+	wait "$HOG"
 	awk '/^[0-9]/ { b = $1 + 0; for (i = 2; i <= NF; i++) { c[b] += $i; tot += $i; sum += b * $i } }
 	     /# Max Latencies/ { for (i = 4; i <= NF; i++) if ($i + 0 > mx) mx = $i + 0 }
 	     END { acc = 0; for (b = 0; b <= 100000; b++) { acc += c[b]; if (!p99 && acc >= tot * 0.99) p99 = b }
@@ -49,9 +54,10 @@ suite() {
 
 	# request/response server at a fixed rate, with background hogs
 	stress-ng --cpu "$N" -t "$((SECS + 2))s" >/dev/null 2>&1 &
+	HOG=$!
 	sleep 1
 	r=$(lavd-schbench -m 2 -t 2 --think-us 300 --rps 1000 --secs "$SECS" --name server)
-	wait
+	wait "$HOG"
 	out server_req_p50_us "$(echo "$r" | sed -n 's/.*req_p50_us=\([0-9]*\).*/\1/p')"
 	out server_req_p99_us "$(echo "$r" | sed -n 's/.*req_p99_us=\([0-9]*\).*/\1/p')"
 
