@@ -747,12 +747,13 @@ static bool lavd_update_turbulence(struct sim *s, s32 cpu, u64 interval_ns)
 	}
 	cc->ours_ns = 0;
 	/* Nothing but RT tasks takes time from LAVD in the model: idle + ours is the interval. */
-	if (s->check && !l->has_rt && pol_lost_util(interval_ns, idle, ours))
+	if (s->check && !l->has_rt && pol_lost_util(interval_ns, idle, ours, 0))
 		sim_fail(s, "CPU %d lost %llu ns of %llu without RT tasks (idle %llu, ours %llu)",
 			 cpu, (unsigned long long)pol_sub_sat(pol_sub_sat(interval_ns, idle), ours),
 			 (unsigned long long)interval_ns, (unsigned long long)idle,
 			 (unsigned long long)ours);
-	cc->lost_avg = pol_lost_avg(cc->lost_avg, pol_lost_util(interval_ns, idle, ours));
+	/* The model's interrupts are RT tasks: no hidden interrupt time (0). */
+	cc->lost_avg = pol_lost_avg(cc->lost_avg, pol_lost_util(interval_ns, idle, ours, 0));
 	cc->turbulent = pol_is_turbulent(cc->lost_avg);
 	if (cc->turbulent)
 		mask_clr(&l->steady, cpu);

@@ -57,12 +57,35 @@ static __always_inline bool cpu_runs_idle_task(s32 cpu)
 	return idle;
 }
 
+extern struct kernel_cpustat kernel_cpustat __ksym __weak;
+
+/*
+ * IRQ, softirq and steal time the kernel has accounted on a CPU since boot
+ * (ns). Debian's kernels are built without CONFIG_IRQ_TIME_ACCOUNTING, so
+ * IRQ and softirq time there come from tick sampling (a tick that lands in
+ * a softirq charges the whole tick): an estimate, smoothed by pol_lost_avg.
+ * With irqtime accounting the same counters are exact at tick granularity.
+ * 0 if the per-CPU counters cannot be read.
+ */
+static __always_inline u64 cpu_irq_total_ns(s32 cpu)
+{
+	struct kernel_cpustat *kcs;
+
+	if (!bpf_ksym_exists(&kernel_cpustat))
+		return 0;
+	kcs = bpf_per_cpu_ptr(&kernel_cpustat, cpu);
+	if (!kcs)
+		return 0;
+	return kcs->cpustat[CPUTIME_IRQ] + kcs->cpustat[CPUTIME_SOFTIRQ] +
+	       kcs->cpustat[CPUTIME_STEAL];
+}
+
 /* Fold a CPU's lost time into its turbulence and the steady mask. */
 __noinline int lavd_update_turbulence(s32 cpu)
 {
 	struct cpu_ctx *cc = get_cpu_ctx(cpu);
 	struct bpf_cpumask *steady;
-	u64 idle, ours, since, now = cur_now;
+	u64 idle, ours, since, irq_total, irq = 0, now = cur_now;
 
 	if (!cc)
 		return 0;
@@ -95,8 +118,13 @@ __noinline int lavd_update_turbulence(s32 cpu)
 		__sync_bool_compare_and_swap(&cc->ours_since_ns, since, now);
 	}
 	cc->ours_ns = 0;
+	/* The first round only takes the baseline: the total since boot is not lost now. */
+	irq_total = cpu_irq_total_ns(cpu);
+	if (cc->irq_seen_ns)
+		irq = pol_sub_sat(irq_total, cc->irq_seen_ns);
+	cc->irq_seen_ns = irq_total;
 	cc->lost_avg = pol_lost_avg(cc->lost_avg,
-				    pol_lost_util(cur_sample.interval_ns, idle, ours));
+				    pol_lost_util(cur_sample.interval_ns, idle, ours, irq));
 	cc->turbulent = pol_is_turbulent(cc->lost_avg);
 
 	bpf_rcu_read_lock();

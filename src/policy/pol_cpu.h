@@ -5,9 +5,10 @@
  * A CPU that loses a good share of its time to interrupts, softirqs,
  * hypervisor steal or RT/DL tasks is "turbulent": a latency-critical task
  * placed there may be held up by things we do not schedule. Each 10 ms the
- * share of the interval that was neither idle nor running our tasks is
- * folded into a fast-rise, slow-decay average; above 1/8 the CPU is
- * turbulent (upstream's threshold: a latency headroom below 896/1024).
+ * share of the interval that was neither idle nor running our tasks, plus
+ * the interrupt time the kernel accounted inside it, is folded into a
+ * fast-rise, slow-decay average; above 1/8 the CPU is turbulent
+ * (upstream's threshold: a latency headroom below 896/1024).
  */
 #ifndef __POL_CPU_H
 #define __POL_CPU_H
@@ -16,10 +17,17 @@
 
 #define POL_TURBULENT_UTIL	(POL_SCALE >> 3)
 
-/* Share (0..POL_SCALE) of an interval lost to what we do not schedule. */
-POL_FN u64 pol_lost_util(u64 interval_ns, u64 idle_ns, u64 ours_ns)
+/*
+ * Share (0..POL_SCALE) of an interval lost to what we do not schedule.
+ * idle_ns and ours_ns are wall-clock spans, so an interrupt or softirq that
+ * hits while our task runs (or while the CPU idles) hides inside them:
+ * irq_ns is the IRQ, softirq and steal time the kernel accounted in the
+ * interval, added back. It may overlap the RT/DL remainder; the sum is
+ * capped at the interval.
+ */
+POL_FN u64 pol_lost_util(u64 interval_ns, u64 idle_ns, u64 ours_ns, u64 irq_ns)
 {
-	u64 lost = pol_sub_sat(pol_sub_sat(interval_ns, idle_ns), ours_ns);
+	u64 lost = pol_add_sat(pol_sub_sat(pol_sub_sat(interval_ns, idle_ns), ours_ns), irq_ns);
 
 	if (!interval_ns)
 		return 0;

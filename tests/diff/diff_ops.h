@@ -138,7 +138,7 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		out[1] = pol_futex_classify(in[0] & 15, (s64)(in[1] & 3) - 1);
 		break;
 	case OP_TURBULENCE:
-		out[0] = pol_lost_util(in[0], in[1], in[2]);
+		out[0] = pol_lost_util(in[0], in[1], in[2], in[6]);
 		out[1] = pol_lost_avg(in[3], out[0]);
 		out[2] = pol_is_turbulent(out[1]);
 		out[3] = pol_wants_steady((u32)in[4], in[5]);

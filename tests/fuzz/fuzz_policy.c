@@ -479,17 +479,19 @@ static void check_lost_avg(u64 avg, u64 cur, u64 r)
 	INV(pol_is_turbulent(r) == (r > POL_TURBULENT_UTIL));
 }
 
-static void check_lost_util(u64 interval, u64 idle, u64 ours, u64 r)
+static void check_lost_util(u64 interval, u64 idle, u64 ours, u64 irq, u64 r)
 {
-	u64 lost = pol_sub_sat(pol_sub_sat(interval, idle), ours);
+	u128 lost128 = (u128)pol_sub_sat(pol_sub_sat(interval, idle), ours) + irq;
+	u64 lost = sat128(lost128);
 
-	NOTE("interval=%llu idle=%llu ours=%llu r=%llu", (unsigned long long)interval,
-	     (unsigned long long)idle, (unsigned long long)ours, (unsigned long long)r);
+	NOTE("interval=%llu idle=%llu ours=%llu irq=%llu r=%llu", (unsigned long long)interval,
+	     (unsigned long long)idle, (unsigned long long)ours, (unsigned long long)irq,
+	     (unsigned long long)r);
 	INV(r <= POL_SCALE);
 	if (!interval) {
 		INV(r == 0);
 	} else {
-		u64 ref = (u64)umin((u128)lost * POL_SCALE / interval, POL_SCALE);
+		u64 ref = lost >= interval ? POL_SCALE : (u64)((u128)lost * POL_SCALE / interval);
 
 		INV(r <= ref + 1 && r + 1 >= ref);	/* the huge-value path rounds */
 		if (!(lost >> 53))
@@ -1003,9 +1005,12 @@ static void op_lost(struct fz_in *in)
 {
 	u64 iv = fz_val(in), idle = fz_val(in), ours = fz_val(in), avg = fz_val(in), u, r;
 	u32 lc = fz_val32(in);
+	u64 irq = fz_val(in);
 
-	u = pol_lost_util(iv, idle, ours);
-	check_lost_util(iv, idle, ours, u);
+	u = pol_lost_util(iv, idle, ours, irq);
+	check_lost_util(iv, idle, ours, irq, u);
+	/* interrupt time never makes a CPU look steadier */
+	INV(u >= pol_lost_util(iv, idle, ours, 0));
 	r = pol_lost_avg(avg, u);
 	check_lost_avg(avg, u, r);
 	r = pol_lost_avg(avg, iv);	/* the average of raw values, too */
@@ -1323,9 +1328,10 @@ static void s_cpu_lost(struct fz_world *w, struct fz_in *in)
 	u32 cpu = fz_u8(in) % w->nr_cpus;
 	u64 iv = fz_val(in) & FZ_STEP_MASK, idle = fz_val(in) % (iv + 1);
 	u64 ours = fz_val(in) % (iv - idle + 1);
-	u64 u = pol_lost_util(iv, idle, ours), a0 = w->lost_avg[cpu];
+	u64 irq = fz_val(in) % (idle + ours + 1);	/* inside the idle or ours span */
+	u64 u = pol_lost_util(iv, idle, ours, irq), a0 = w->lost_avg[cpu];
 
-	check_lost_util(iv, idle, ours, u);
+	check_lost_util(iv, idle, ours, irq, u);
 	w->lost_avg[cpu] = pol_lost_avg(a0, u);
 	check_lost_avg(a0, u, w->lost_avg[cpu]);
 	INV(w->lost_avg[cpu] <= POL_SCALE);

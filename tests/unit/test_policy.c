@@ -857,16 +857,22 @@ TEST(futex_classify)
 
 TEST(lost_util)
 {
-	u64 ms = POL_NSEC_PER_MSEC;
+	u64 ms = POL_NSEC_PER_MSEC, us = POL_NSEC_PER_USEC;
 
-	CHECK_EQ(pol_lost_util(10 * ms, 10 * ms, 0), 0);		/* all idle */
-	CHECK_EQ(pol_lost_util(10 * ms, 0, 10 * ms), 0);		/* all ours */
-	CHECK_EQ(pol_lost_util(10 * ms, 5 * ms, 0), 512);		/* half RT/IRQ */
-	CHECK_EQ(pol_lost_util(10 * ms, 0, 0), 1024);
-	CHECK_EQ(pol_lost_util(10 * ms, 8 * ms, 8 * ms), 0);	/* overlapping clocks: no wrap */
-	CHECK_EQ(pol_lost_util(0, 0, 0), 0);
-	CHECK_EQ(pol_lost_util(1, 0, 0), 1024);
-	CHECK_EQ(pol_lost_util(POL_U64_MAX, 0, 0), 1024);
+	CHECK_EQ(pol_lost_util(10 * ms, 10 * ms, 0, 0), 0);		/* all idle */
+	CHECK_EQ(pol_lost_util(10 * ms, 0, 10 * ms, 0), 0);		/* all ours */
+	CHECK_EQ(pol_lost_util(10 * ms, 5 * ms, 0, 0), 512);		/* half RT/IRQ */
+	CHECK_EQ(pol_lost_util(10 * ms, 0, 0, 0), 1024);
+	CHECK_EQ(pol_lost_util(10 * ms, 8 * ms, 8 * ms, 0), 0);	/* overlapping clocks: no wrap */
+	CHECK_EQ(pol_lost_util(0, 0, 0, 0), 0);
+	CHECK_EQ(pol_lost_util(1, 0, 0, 0), 1024);
+	CHECK_EQ(pol_lost_util(POL_U64_MAX, 0, 0, 0), 1024);
+	/* interrupts inside our run time or idle time count as lost */
+	CHECK_EQ(pol_lost_util(10 * ms, 0, 10 * ms, 5 * ms), 512);
+	CHECK_EQ(pol_lost_util(10 * ms, 5 * ms, 5 * ms, 2500 * us), 256);
+	CHECK_EQ(pol_lost_util(10 * ms, 0, 5 * ms, 5 * ms), 1024);	/* RT + IRQ: whole interval */
+	CHECK_EQ(pol_lost_util(10 * ms, 0, 0, 20 * ms), 1024);		/* overlap capped */
+	CHECK_EQ(pol_lost_util(10 * ms, 0, 0, POL_U64_MAX), 1024);	/* no wrap */
 }
 
 TEST(turbulence_rises_fast_decays_slow)

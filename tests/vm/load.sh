@@ -121,6 +121,35 @@ else
 	fail turbulent_rt_cpu "did not attach"
 fi
 
+# IRQ-heavy load: a UDP flood over loopback pinned to CPU 0 spends much of
+# its time in softirq (NET_RX) inside its own tasks' run time, which the
+# wall clock counts as ours; only the kernel's IRQ/softirq accounting
+# shows it. CPU 0 must turn turbulent; then with an RT hog on the last CPU
+# as well, both must.
+if start_lavd irq; then
+	sleep 2
+	turbi=$(turb_now)
+	stress-ng --udp-flood 1 --taskset 0 -t 7s >/dev/null 2>&1 &
+	irqpid=$!
+	sleep 3
+	turbq=$(turb_now)
+	rtcpu=$((NCPU - 1))
+	taskset -c "$rtcpu" chrt -f 50 sh -c 'end=$(( $(date +%s) + 3 )); while [ $(date +%s) -lt $end ]; do :; done' &
+	rtpid=$!
+	sleep 2
+	turb2=$(turb_now)
+	reap "$rtpid" 10
+	reap "$irqpid" 15
+	stop_lavd
+	if [ "$turbi" = 0 ] && [ "$turbq" -ge 1 ] && [ "$turb2" -ge 2 ]; then
+		pass turbulent_irq_cpu "$turbq CPU(s) turbulent under a softirq-heavy UDP flood, $turb2 with an RT hog added, $turbi when idle"
+	else
+		fail turbulent_irq_cpu "turbulent CPUs: $turbi idle (want 0), $turbq under the UDP flood (want >= 1), $turb2 with the RT hog too (want >= 2); $(tail -2 /out/irq.log)"
+	fi
+else
+	fail turbulent_irq_cpu "did not attach"
+fi
+
 # --warm-cpu-us: non-critical wakeups may wait for their warm CPU.
 if start_lavd warm --warm-cpu-us 500; then
 	stress-ng --cpu "$NCPU" --pipe 2 -t "${DUR}s" >/dev/null 2>&1
