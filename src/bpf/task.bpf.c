@@ -161,6 +161,12 @@ void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
 	wait = pol_sub_sat(now, tc->wait_since_ns);
 	if (tc->wait_since_ns && wait > cc->cur_max_wait_ns)
 		cc->cur_max_wait_ns = wait;
+	/* Who waited longest: what a user needs to see before the watchdog does. */
+	if (tc->wait_since_ns && wait > cc->max_wait_ns) {
+		cc->max_wait_ns = wait;
+		cc->max_wait_pid = p->pid;
+		bpf_probe_read_kernel_str(cc->max_wait_comm, sizeof(cc->max_wait_comm), p->comm);
+	}
 	tc->wait_since_ns = 0;
 
 	pol_task_on_running(&tc->st, now);

@@ -34,6 +34,8 @@ struct lavd_stats {
 	unsigned long long turbulent_mask;	/* first 64 CPUs, bit set = turbulent */
 	unsigned long long max_wait_ns;		/* longest runnable-to-running wait seen */
 	unsigned long long cur_max_wait_ns;	/* ... in the last second */
+	unsigned long long max_wait_pid;	/* the task that waited max_wait_ns */
+	char max_wait_comm[16];			/* ... its name (TASK_COMM_LEN) */
 	unsigned long long slice_ns;		/* system time slice */
 	unsigned long long avg_lat_cri;
 	unsigned long long max_lat_cri;
@@ -87,6 +89,8 @@ struct cpu_ctx {
 	u64 lost_avg;		/* pol_lost_avg, 0..1024 */
 	u8 turbulent;
 	u64 max_wait_ns;	/* longest wait seen on this CPU, since load */
+	u64 max_wait_pid;	/* ... by this task */
+	char max_wait_comm[16];
 	u64 cur_max_wait_ns;	/* ... since the last timer round */
 };
 

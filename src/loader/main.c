@@ -152,11 +152,12 @@ static void print_summary(struct lavd *skel)
 	printf("scx_lavd: summary: rounds=%llu sched=%llu lat_critical=%llu direct=%llu "
 	       "xllc_steal=%llu plan_steal=%llu preempt=%llu revoke=%llu lock_acquire=%llu lock_boost=%llu "
 	       "turbulent_placements=%llu warm_waits=%llu max_wait_us=%llu slice_us=%llu avg_lat_cri=%llu "
-	       "max_lat_cri=%llu\n",
+	       "max_lat_cri=%llu max_wait_task=%.16s/%llu\n",
 	       s.seq, s.nr_sched, s.nr_sched_lat_cri, s.nr_direct, s.nr_xllc_steal, s.nr_plan_steal,
 	       s.nr_preempt,
 	       s.nr_revoke, s.nr_lock_acquire, s.nr_lock_boost, s.nr_turb_place, s.nr_warm_wait,
-	       s.max_wait_ns / 1000, s.slice_ns / 1000, s.avg_lat_cri, s.max_lat_cri);
+	       s.max_wait_ns / 1000, s.slice_ns / 1000, s.avg_lat_cri, s.max_lat_cri,
+	       s.max_wait_pid ? s.max_wait_comm : "-", s.max_wait_pid);
 	fflush(stdout);
 }
 
