@@ -99,6 +99,7 @@ static void task_update_deadline(struct sim *s, struct task *p)
 	p->l.greedy = g.greedy;
 	delta = pol_weight_scale(pol_deadline_delta(p->l.st.acc_runtime_ns, g.penalty, lc,
 						    l->cfg.slice_max_ns), weight);
+	delta = pol_deadline_cap(delta, l->sys.avg_lat_cri);
 	window = pol_compete_window(l->sys.nr_active, l->sys.nr_queued);
 	p->l.vdeadline = pol_vdeadline(l->logical_clk, delta, window);
 }

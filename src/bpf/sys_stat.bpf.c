@@ -148,6 +148,7 @@ __noinline int lavd_collect_cpus(void)
 
 	bpf_for(cpu, 0, LAVD_MAX_CPUS) {
 		struct cpu_ctx *cc;
+		bool local_waiting;
 		s32 n;
 
 		if (cpu >= nr_cpu_ids_cfg)
@@ -159,6 +160,7 @@ __noinline int lavd_collect_cpus(void)
 		n = scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu);
 		if (n > 0)
 			x->nr_queued += n;
+		local_waiting = n > 0;
 
 		if (lavd_update_turbulence(cpu)) {
 			t->nr_turbulent++;
@@ -196,7 +198,13 @@ __noinline int lavd_collect_cpus(void)
 		t->nr_lock_boost += cc->tot_lock_boost;
 		t->nr_lock_acquire += cc->tot_lock_acquire;
 
-		lavd_revoke_boost(cpu, scx_bpf_dsq_nr_queued(LLC_DSQ(cpu_to_llc(cpu))) > 0);
+		/*
+		 * Tasks pinned to this CPU wait in its local queue, which only
+		 * this CPU serves: without it a boosted hog (up to 500 ms) kept
+		 * kworker/0:1 waiting 500 ms in the VM.
+		 */
+		lavd_revoke_boost(cpu, local_waiting ||
+					       scx_bpf_dsq_nr_queued(LLC_DSQ(cpu_to_llc(cpu))) > 0);
 	}
 	return 0;
 }

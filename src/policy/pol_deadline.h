@@ -109,6 +109,24 @@ POL_FN u64 pol_weight_scale(u64 delta, u64 weight)
 }
 
 /*
+ * Longest wait a deadline delta may stand for. With every CPU busy the
+ * clock passes a delta d within about d x avg_lat_cri of real time
+ * (pol_clock_service), so a delta is capped at this / avg_lat_cri. Without
+ * the cap a task of criticality c waits about its runtime term x the
+ * weight stretch x avg_lat_cri / c: in the VM under a 10,000-thread storm
+ * khugepaged (nice 19, rarely awake, so of the lowest criticality) waited
+ * 10 s. The cap only binds for such outliers: a nice-0 hog among hogs
+ * stands for about 15 ms, a nice-19 one for about 120 ms; with critical
+ * tasks raising avg_lat_cri, a few times that.
+ */
+#define POL_DL_WAIT_MAX_NS	(250ULL * POL_NSEC_PER_MSEC)
+
+POL_FN u64 pol_deadline_cap(u64 delta, u64 avg_lat_cri)
+{
+	return pol_min(delta, pol_div(POL_DL_WAIT_MAX_NS, pol_max(avg_lat_cri, 1)));
+}
+
+/*
  * Compete window: new deadlines start this far behind the clock. Under
  * overload (more queued tasks than active CPUs) it narrows so that freshly
  * woken tasks cannot jump a long queue by much.

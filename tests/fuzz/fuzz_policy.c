@@ -1177,6 +1177,12 @@ static void s_enqueue(struct fz_world *w, struct fz_in *in)
 	check_deadline_delta(t->st.acc_runtime_ns, g.penalty, lc, w->cfg.slice_max_ns, delta0);
 	delta = pol_weight_scale(delta0, t->weight);
 	check_weight_scale(delta0, t->weight, delta);
+	delta0 = delta;
+	delta = pol_deadline_cap(delta0, w->sys.avg_lat_cri);
+	/* "no delta stands for more than POL_DL_WAIT_MAX_NS of real time" */
+	INV(delta <= delta0);
+	INV((u128)delta * pol_max(w->sys.avg_lat_cri, 1) <= POL_DL_WAIT_MAX_NS);
+	INV(delta == delta0 || (u128)(delta + 1) * pol_max(w->sys.avg_lat_cri, 1) > POL_DL_WAIT_MAX_NS);
 	win = pol_compete_window(w->sys.nr_active, w->nr_queued);
 	INV(win <= POL_DL_COMPETE_WINDOW_NS);
 	t->vdl = pol_vdeadline(w->clk, delta, win);
