@@ -123,8 +123,9 @@ __noinline int lavd_update_turbulence(s32 cpu)
 	if (cc->irq_seen_ns)
 		irq = pol_sub_sat(irq_total, cc->irq_seen_ns);
 	cc->irq_seen_ns = irq_total;
-	cc->lost_avg = pol_lost_avg(cc->lost_avg,
-				    pol_lost_util(cur_sample.interval_ns, idle, ours, irq));
+	cc->irq_avg_fp = pol_irq_avg(cc->irq_avg_fp, cur_sample.interval_ns, irq);
+	cc->lost_avg = pol_lost_avg(cc->lost_avg, pol_lost_util(cur_sample.interval_ns, idle, ours,
+								pol_irq_util(cc->irq_avg_fp)));
 	cc->turbulent = pol_is_turbulent(cc->lost_avg);
 
 	bpf_rcu_read_lock();

@@ -86,6 +86,7 @@ struct cpu_ctx {
 	u64 ours_since_ns;	/* 0 when not running one of our tasks */
 	u64 ours_ns;		/* our tasks' run time in the current interval */
 	u64 irq_seen_ns;	/* kernel's IRQ+softirq+steal total at the last round */
+	u64 irq_avg_fp;		/* pol_irq_avg of its share */
 	u64 lost_avg;		/* pol_lost_avg, 0..1024 */
 	u8 turbulent;
 	u64 max_wait_ns;	/* longest wait seen on this CPU, since load */

@@ -17,26 +17,58 @@
 
 #define POL_TURBULENT_UTIL	(POL_SCALE >> 3)
 
+/* part / whole as a share 0..POL_SCALE (0 for an empty whole). */
+POL_FN u64 pol_share(u64 part_ns, u64 whole_ns)
+{
+	if (!whole_ns)
+		return 0;
+	if (part_ns >= whole_ns)
+		return POL_SCALE;
+	/* Huge values: scale the divisor down instead of overflowing the product. */
+	if (part_ns >> 53)
+		return part_ns / (whole_ns >> POL_SHIFT);
+	return part_ns * POL_SCALE / whole_ns;
+}
+
 /*
  * Share (0..POL_SCALE) of an interval lost to what we do not schedule.
  * idle_ns and ours_ns are wall-clock spans, so an interrupt or softirq that
  * hits while our task runs (or while the CPU idles) hides inside them:
- * irq_ns is the IRQ, softirq and steal time the kernel accounted in the
- * interval, added back. It may overlap the RT/DL remainder; the sum is
- * capped at the interval.
+ * irq_util is the share of IRQ, softirq and steal time the kernel
+ * accounted (pol_irq_avg), added back. It may overlap the RT/DL
+ * remainder; the sum is capped at the whole interval.
  */
-POL_FN u64 pol_lost_util(u64 interval_ns, u64 idle_ns, u64 ours_ns, u64 irq_ns)
+POL_FN u64 pol_lost_util(u64 interval_ns, u64 idle_ns, u64 ours_ns, u64 irq_util)
 {
-	u64 lost = pol_add_sat(pol_sub_sat(pol_sub_sat(interval_ns, idle_ns), ours_ns), irq_ns);
+	u64 clock = pol_share(pol_sub_sat(pol_sub_sat(interval_ns, idle_ns), ours_ns), interval_ns);
 
 	if (!interval_ns)
 		return 0;
-	if (lost >= interval_ns)
-		return POL_SCALE;
-	/* Huge values: scale the divisor down instead of overflowing the product. */
-	if (lost >> 53)
-		return lost / (interval_ns >> POL_SHIFT);
-	return lost * POL_SCALE / interval_ns;
+	return pol_min(pol_add_sat(clock, irq_util), POL_SCALE);
+}
+
+/*
+ * Average share of IRQ, softirq and steal time, new sample weight 1/8,
+ * kept with POL_IRQ_FP_SHIFT extra fraction bits (so small shares do not
+ * truncate away). Without irqtime accounting (Debian's kernels) the
+ * kernel's counters are tick-sampled: one 4 ms tick that lands in a softirq
+ * charges 40 % of a 10 ms interval. The fast-rise turbulence average would
+ * take that single hit as a turbulent CPU (under plain CPU hogs in the VM,
+ * one CPU was); averaged over about 8 intervals the samples estimate the
+ * real share. Read the share with pol_irq_util.
+ */
+#define POL_IRQ_FP_SHIFT	8
+
+POL_FN u64 pol_irq_avg(u64 avg_fp, u64 interval_ns, u64 irq_ns)
+{
+	u64 cur_fp = pol_share(irq_ns, interval_ns) << POL_IRQ_FP_SHIFT;
+
+	return avg_fp - (avg_fp >> 3) + (cur_fp >> 3);
+}
+
+POL_FN u64 pol_irq_util(u64 avg_fp)
+{
+	return pol_min(avg_fp >> POL_IRQ_FP_SHIFT, POL_SCALE);
 }
 
 /*

@@ -140,6 +140,8 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		break;
 	case OP_TURBULENCE:
 		out[0] = pol_lost_util(in[0], in[1], in[2], in[6]);
+		out[4] = pol_irq_avg(in[7], in[0], in[6]);
+		out[5] = pol_irq_util(out[4]);
 		out[1] = pol_lost_avg(in[3], out[0]);
 		out[2] = pol_is_turbulent(out[1]);
 		out[3] = pol_wants_steady((u32)in[4], in[5]);

@@ -481,8 +481,7 @@ static void check_lost_avg(u64 avg, u64 cur, u64 r)
 
 static void check_lost_util(u64 interval, u64 idle, u64 ours, u64 irq, u64 r)
 {
-	u128 lost128 = (u128)pol_sub_sat(pol_sub_sat(interval, idle), ours) + irq;
-	u64 lost = sat128(lost128);
+	u64 lost = pol_sub_sat(pol_sub_sat(interval, idle), ours);
 
 	NOTE("interval=%llu idle=%llu ours=%llu irq=%llu r=%llu", (unsigned long long)interval,
 	     (unsigned long long)idle, (unsigned long long)ours, (unsigned long long)irq,
@@ -491,8 +490,10 @@ static void check_lost_util(u64 interval, u64 idle, u64 ours, u64 irq, u64 r)
 	if (!interval) {
 		INV(r == 0);
 	} else {
-		u64 ref = lost >= interval ? POL_SCALE : (u64)((u128)lost * POL_SCALE / interval);
+		u64 clk = lost >= interval ? POL_SCALE : (u64)((u128)lost * POL_SCALE / interval);
+		u64 ref = sat128((u128)clk + irq);
 
+		ref = ref > POL_SCALE ? POL_SCALE : ref;
 		INV(r <= ref + 1 && r + 1 >= ref);	/* the huge-value path rounds */
 		if (!(lost >> 53))
 			INV(r == ref);
@@ -1005,12 +1006,22 @@ static void op_lost(struct fz_in *in)
 {
 	u64 iv = fz_val(in), idle = fz_val(in), ours = fz_val(in), avg = fz_val(in), u, r;
 	u32 lc = fz_val32(in);
-	u64 irq = fz_val(in);
+	u64 irq = fz_val(in), fp = fz_val(in) & ((POL_SCALE << POL_IRQ_FP_SHIFT) * 2 - 1), fp2;
 
 	u = pol_lost_util(iv, idle, ours, irq);
 	check_lost_util(iv, idle, ours, irq, u);
 	/* interrupt time never makes a CPU look steadier */
 	INV(u >= pol_lost_util(iv, idle, ours, 0));
+	/* the IRQ average moves towards the sample and stays a share */
+	fp2 = pol_irq_avg(fp, iv, irq);
+	INV(pol_irq_util(fp2) <= POL_SCALE);
+	if (fp <= (POL_SCALE << POL_IRQ_FP_SHIFT))
+		INV(fp2 <= (POL_SCALE << POL_IRQ_FP_SHIFT));
+	{
+		u64 cur_fp = pol_share(irq, iv) << POL_IRQ_FP_SHIFT;
+
+		INV(cur_fp >= fp ? (fp2 >= fp && fp2 <= cur_fp) : (fp2 <= fp && fp2 + 8 >= cur_fp));
+	}
 	r = pol_lost_avg(avg, u);
 	check_lost_avg(avg, u, r);
 	r = pol_lost_avg(avg, iv);	/* the average of raw values, too */
@@ -1334,7 +1345,8 @@ static void s_cpu_lost(struct fz_world *w, struct fz_in *in)
 	u32 cpu = fz_u8(in) % w->nr_cpus;
 	u64 iv = fz_val(in) & FZ_STEP_MASK, idle = fz_val(in) % (iv + 1);
 	u64 ours = fz_val(in) % (iv - idle + 1);
-	u64 irq = fz_val(in) % (idle + ours + 1);	/* inside the idle or ours span */
+	u64 irq = pol_irq_util(pol_irq_avg(fz_val(in) % (POL_SCALE << POL_IRQ_FP_SHIFT), iv,
+					   fz_val(in) % (idle + ours + 1)));	/* within idle or ours */
 	u64 u = pol_lost_util(iv, idle, ours, irq), a0 = w->lost_avg[cpu];
 
 	check_lost_util(iv, idle, ours, irq, u);

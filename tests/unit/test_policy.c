@@ -861,7 +861,7 @@ TEST(futex_classify)
 
 TEST(lost_util)
 {
-	u64 ms = POL_NSEC_PER_MSEC, us = POL_NSEC_PER_USEC;
+	u64 ms = POL_NSEC_PER_MSEC;
 
 	CHECK_EQ(pol_lost_util(10 * ms, 10 * ms, 0, 0), 0);		/* all idle */
 	CHECK_EQ(pol_lost_util(10 * ms, 0, 10 * ms, 0), 0);		/* all ours */
@@ -872,11 +872,35 @@ TEST(lost_util)
 	CHECK_EQ(pol_lost_util(1, 0, 0, 0), 1024);
 	CHECK_EQ(pol_lost_util(POL_U64_MAX, 0, 0, 0), 1024);
 	/* interrupts inside our run time or idle time count as lost */
-	CHECK_EQ(pol_lost_util(10 * ms, 0, 10 * ms, 5 * ms), 512);
-	CHECK_EQ(pol_lost_util(10 * ms, 5 * ms, 5 * ms, 2500 * us), 256);
-	CHECK_EQ(pol_lost_util(10 * ms, 0, 5 * ms, 5 * ms), 1024);	/* RT + IRQ: whole interval */
-	CHECK_EQ(pol_lost_util(10 * ms, 0, 0, 20 * ms), 1024);		/* overlap capped */
+	CHECK_EQ(pol_lost_util(10 * ms, 0, 10 * ms, 512), 512);
+	CHECK_EQ(pol_lost_util(10 * ms, 5 * ms, 5 * ms, 256), 256);
+	CHECK_EQ(pol_lost_util(10 * ms, 0, 5 * ms, 512), 1024);	/* RT + IRQ: whole interval */
+	CHECK_EQ(pol_lost_util(10 * ms, 0, 0, 2048), 1024);		/* overlap capped */
 	CHECK_EQ(pol_lost_util(10 * ms, 0, 0, POL_U64_MAX), 1024);	/* no wrap */
+	CHECK_EQ(pol_share(5 * ms, 10 * ms), 512);
+	CHECK_EQ(pol_share(1, 0), 0);
+}
+
+TEST(irq_avg)
+{
+	u64 ms = POL_NSEC_PER_MSEC, fp = 0;
+	int i;
+
+	/* one tick-sampled 4 ms softirq hit in a quiet CPU: not turbulent */
+	fp = pol_irq_avg(fp, 10 * ms, 4 * ms);
+	CHECK(!pol_is_turbulent(pol_lost_avg(0, pol_lost_util(10 * ms, 0, 10 * ms,
+								  pol_irq_util(fp)))));
+	CHECK_EQ(pol_irq_util(fp), 409 / 8);
+	/* a sustained half: the average converges there, and turbulence follows */
+	for (i = 0; i < 100; i++)
+		fp = pol_irq_avg(fp, 10 * ms, 5 * ms);
+	CHECK(pol_irq_util(fp) >= 510 && pol_irq_util(fp) <= 512);
+	/* and decays back when the interrupts stop */
+	for (i = 0; i < 100; i++)
+		fp = pol_irq_avg(fp, 10 * ms, 0);
+	CHECK(pol_irq_util(fp) <= 1);
+	CHECK_EQ(pol_irq_util(POL_U64_MAX), POL_SCALE);
+	CHECK_EQ(pol_irq_avg(0, 0, 5 * ms), 0);	/* empty interval */
 }
 
 TEST(turbulence_rises_fast_decays_slow)

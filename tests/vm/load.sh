@@ -97,20 +97,23 @@ fi
 # turbulent (time lost to RT) in the stats. Tasks that can only run on that
 # CPU wait for RT throttling there, so this session's longest wait is
 # reported, not held to the limit above (the RT task is not ours to schedule).
-turb_now() { tail -2 /out/turb.log | awk '$1 ~ /^[0-9]+$/ { t = $(NF-1) } END { print t + 0 }'; }
+turb_now() { tail -2 "/out/$1.log" | awk '$1 ~ /^[0-9]+$/ { t = $(NF-1) } END { print t + 0 }'; }
+# rt_hog CPU SECS: a SCHED_FIFO busy loop on CPU for SECS seconds, in the background; sets RTPID.
+rt_hog() {
+	taskset -c "$1" chrt -f 50 sh -c "end=\$(( \$(date +%s) + $2 )); while [ \$(date +%s) -lt \$end ]; do :; done" &
+	RTPID=$!
+}
 if start_lavd turb; then
 	# Nor may an idle system (CPUs idle since before the load: no
 	# update_idle(true) was seen for them), nor our own load alone.
 	sleep 2
-	turbi=$(turb_now)
+	turbi=$(turb_now turb)
 	stress-ng --cpu "$NCPU" -t 4s >/dev/null 2>&1
-	turb0=$(turb_now)
-	rtcpu=$((NCPU - 1))
-	taskset -c "$rtcpu" chrt -f 50 sh -c 'end=$(( $(date +%s) + 4 )); while [ $(date +%s) -lt $end ]; do :; done' &
-	rtpid=$!
+	turb0=$(turb_now turb)
+	rt_hog $((NCPU - 1)) 4
 	sleep 3
-	turb=$(turb_now)
-	reap "$rtpid" 10
+	turb=$(turb_now turb)
+	reap "$RTPID" 10
 	stop_lavd
 	if [ "$turbi" = 0 ] && [ "$turb0" = 0 ] && [ "$turb" -ge 1 ]; then
 		pass turbulent_rt_cpu "$turb CPU(s) turbulent under an RT hog, $turbi when idle, $turb0 under our own load; longest wait $(max_wait_us /out/turb.log) us"
@@ -128,17 +131,15 @@ fi
 # as well, both must.
 if start_lavd irq; then
 	sleep 2
-	turbi=$(turb_now)
+	turbi=$(turb_now irq)
 	stress-ng --udp-flood 1 --taskset 0 -t 7s >/dev/null 2>&1 &
 	irqpid=$!
 	sleep 3
-	turbq=$(turb_now)
-	rtcpu=$((NCPU - 1))
-	taskset -c "$rtcpu" chrt -f 50 sh -c 'end=$(( $(date +%s) + 3 )); while [ $(date +%s) -lt $end ]; do :; done' &
-	rtpid=$!
+	turbq=$(turb_now irq)
+	rt_hog $((NCPU - 1)) 3
 	sleep 2
-	turb2=$(turb_now)
-	reap "$rtpid" 10
+	turb2=$(turb_now irq)
+	reap "$RTPID" 10
 	reap "$irqpid" 15
 	stop_lavd
 	if [ "$turbi" = 0 ] && [ "$turbq" -ge 1 ] && [ "$turb2" -ge 2 ]; then
