@@ -63,7 +63,7 @@ extern struct kernel_cpustat kernel_cpustat __ksym __weak;
  * IRQ, softirq and steal time the kernel has accounted on a CPU since boot
  * (ns). Debian's kernels are built without CONFIG_IRQ_TIME_ACCOUNTING, so
  * IRQ and softirq time there come from tick sampling (a tick that lands in
- * a softirq charges the whole tick): an estimate, smoothed by pol_lost_avg.
+ * a softirq charges the whole tick): an estimate, smoothed by pol_irq_avg.
  * With irqtime accounting the same counters are exact at tick granularity.
  * 0 if the per-CPU counters cannot be read.
  */
@@ -149,7 +149,6 @@ __noinline int lavd_collect_cpus(void)
 
 	bpf_for(cpu, 0, LAVD_MAX_CPUS) {
 		struct cpu_ctx *cc;
-		bool local_waiting;
 		s32 n;
 
 		if (cpu >= nr_cpu_ids_cfg)
@@ -161,7 +160,6 @@ __noinline int lavd_collect_cpus(void)
 		n = scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu);
 		if (n > 0)
 			x->nr_queued += n;
-		local_waiting = n > 0;
 
 		if (lavd_update_turbulence(cpu)) {
 			t->nr_turbulent++;
@@ -204,8 +202,7 @@ __noinline int lavd_collect_cpus(void)
 		 * this CPU serves: without it a boosted hog (up to 500 ms) kept
 		 * kworker/0:1 waiting 500 ms in the VM.
 		 */
-		lavd_revoke_boost(cpu, local_waiting ||
-					       scx_bpf_dsq_nr_queued(LLC_DSQ(cpu_to_llc(cpu))) > 0);
+		lavd_revoke_boost(cpu, n > 0 || scx_bpf_dsq_nr_queued(LLC_DSQ(cpu_to_llc(cpu))) > 0);
 	}
 	return 0;
 }

@@ -115,7 +115,8 @@ POL_FN u64 pol_weight_scale(u64 delta, u64 weight)
  * the cap a task of criticality c waits about its runtime term x the
  * weight stretch x avg_lat_cri / c: in the VM under a 10,000-thread storm
  * khugepaged (nice 19, rarely awake, so of the lowest criticality) waited
- * 10 s. The cap only binds for such outliers: a nice-0 hog among hogs
+ * 10 s; with it, 0.72 s in one VM run but still 4.7 s in another, so the
+ * cap is not all that keeps such a task waiting. The cap only binds for such outliers: a nice-0 hog among hogs
  * stands for about 15 ms, a nice-19 one for about 120 ms; with critical
  * tasks raising avg_lat_cri, a few times that.
  */

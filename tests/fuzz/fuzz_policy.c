@@ -1345,8 +1345,10 @@ static void s_cpu_lost(struct fz_world *w, struct fz_in *in)
 	u32 cpu = fz_u8(in) % w->nr_cpus;
 	u64 iv = fz_val(in) & FZ_STEP_MASK, idle = fz_val(in) % (iv + 1);
 	u64 ours = fz_val(in) % (iv - idle + 1);
-	u64 irq = pol_irq_util(pol_irq_avg(fz_val(in) % (POL_SCALE << POL_IRQ_FP_SHIFT), iv,
-					   fz_val(in) % (idle + ours + 1)));	/* within idle or ours */
+	/* two draws in sequence: argument evaluation order is unspecified */
+	u64 irq_fp = fz_val(in) % (POL_SCALE << POL_IRQ_FP_SHIFT);
+	u64 irq_ns = fz_val(in) % (idle + ours + 1);	/* within idle or ours */
+	u64 irq = pol_irq_util(pol_irq_avg(irq_fp, iv, irq_ns));
 	u64 u = pol_lost_util(iv, idle, ours, irq), a0 = w->lost_avg[cpu];
 
 	check_lost_util(iv, idle, ours, irq, u);
