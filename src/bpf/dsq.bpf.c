@@ -8,6 +8,14 @@
  * with the most queued weight per CPU.
  */
 
+/* Remembered for the longest-wait record (struct lavd_wait_rec). */
+static __always_inline void note_enq(struct task_ctx *tc, u8 via)
+{
+	tc->enq_via = via;
+	tc->nr_enq++;
+	tc->enq_ahead_ns = (s64)(tc->vdeadline - READ_ONCE(logical_clk));
+}
+
 s32 BPF_STRUCT_OPS(lavd_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {
 	struct task_ctx *tc = get_task_ctx(p);
@@ -25,6 +33,7 @@ s32 BPF_STRUCT_OPS(lavd_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wak
 	if (is_idle) {
 		/* Direct dispatch; the slice is set for real at ops.running. */
 		task_update_deadline(p, tc);
+		note_enq(tc, LAVD_VIA_DIRECT);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, READ_ONCE(sys.slice_ns), 0);
 		cc = get_cpu_ctx(cpu);
 		if (cc)
@@ -67,6 +76,7 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 		struct cpu_ctx *cc = get_cpu_ctx(bpf_get_smp_processor_id());
 
 		tc->warm_wait = 0;
+		note_enq(tc, LAVD_VIA_WARM);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
 		if (cc)
 			cc->tot_warm_wait++;
@@ -75,6 +85,7 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 	tc->warm_wait = 0;
 
 	if (is_pinned(p) || is_idle) {
+		note_enq(tc, is_idle ? LAVD_VIA_IDLE : LAVD_VIA_PINNED);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 		/* A pinned task behind a busy CPU can only be helped there. */
@@ -91,6 +102,7 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 		__sync_fetch_and_add(&d->queued_wgt, tc->queued_wgt);
 		__sync_fetch_and_add(&d->nr_queued, 1);
 	}
+	note_enq(tc, LAVD_VIA_LLC);
 	scx_bpf_dsq_insert_vtime(p, LLC_DSQ(llc), slice, tc->vdeadline, enq_flags);
 	if (!kick_idle_in_llc(p, llc))
 		try_preempt(p, tc, cpu);

@@ -30,6 +30,9 @@ struct task_ctx {
 	u32 futex_op;		/* futex(2) op in flight + 1, 0 if none */
 	u8 warm_wait;		/* select_cpu chose to wait for the warm prev CPU */
 	u64 exec_at_running;	/* p->se.sum_exec_runtime at ops.running */
+	s64 enq_ahead_ns;	/* vdeadline - logical_clk at the last enqueue */
+	u32 nr_enq;		/* enqueues since it last ran */
+	u8 enq_via;		/* enum lavd_via of the last enqueue */
 	struct pol_warmth warm;
 };
 

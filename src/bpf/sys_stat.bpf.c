@@ -179,11 +179,8 @@ __noinline int lavd_collect_cpus(void)
 		cc->max_lat_cri = 0;
 		cc->sum_svc_wgt_ns = 0;
 
-		if (cc->max_wait_ns > t->max_wait_ns) {
-			t->max_wait_ns = cc->max_wait_ns;
-			t->max_wait_pid = cc->max_wait_pid;
-			__builtin_memcpy(t->max_wait_comm, cc->max_wait_comm, sizeof(t->max_wait_comm));
-		}
+		if (cc->max_wait.wait_ns > t->max_wait.wait_ns)
+			t->max_wait = cc->max_wait;
 		t->cur_max_wait_ns = pol_max(t->cur_max_wait_ns, cc->cur_max_wait_ns);
 		cc->cur_max_wait_ns = 0;
 
@@ -229,9 +226,7 @@ __noinline int lavd_fold_stats(void)
 	stats.nr_warm_wait = t->nr_warm_wait;
 	stats.nr_turb_place = t->nr_turb_place;
 	stats.turbulent_mask = t->turbulent_mask;
-	stats.max_wait_ns = t->max_wait_ns;
-	stats.max_wait_pid = t->max_wait_pid;
-	__builtin_memcpy(stats.max_wait_comm, t->max_wait_comm, sizeof(stats.max_wait_comm));
+	stats.max_wait = t->max_wait;
 	/* The loader reads and resets this once per report: keep the max. */
 	stats.cur_max_wait_ns = pol_max(stats.cur_max_wait_ns, t->cur_max_wait_ns);
 	stats.slice_ns = sys.slice_ns;

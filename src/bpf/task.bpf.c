@@ -146,6 +146,20 @@ void BPF_STRUCT_OPS(lavd_runnable, struct task_struct *p, u64 enq_flags)
 	pol_task_on_wake(&wc->st, &tc->st, now);
 }
 
+static __always_inline void record_max_wait(struct lavd_wait_rec *r, struct task_struct *p,
+					    struct task_ctx *tc, u64 wait)
+{
+	r->wait_ns = wait;
+	r->pid = p->pid;
+	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), p->comm);
+	r->via = tc->enq_via;
+	r->nr_enq = tc->nr_enq;
+	r->ahead_ns = tc->enq_ahead_ns;
+	r->behind_ns = (s64)(READ_ONCE(logical_clk) - tc->vdeadline);
+	r->lat_cri = tc->st.lat_cri;
+	r->weight = p->scx.weight;
+}
+
 void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
 {
 	s32 cpu = scx_bpf_task_cpu(p);
@@ -163,12 +177,10 @@ void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
 	if (tc->wait_since_ns && wait > cc->cur_max_wait_ns)
 		cc->cur_max_wait_ns = wait;
 	/* Who waited longest: what a user needs to see before the watchdog does. */
-	if (tc->wait_since_ns && wait > cc->max_wait_ns) {
-		cc->max_wait_ns = wait;
-		cc->max_wait_pid = p->pid;
-		bpf_probe_read_kernel_str(cc->max_wait_comm, sizeof(cc->max_wait_comm), p->comm);
-	}
+	if (tc->wait_since_ns && wait > cc->max_wait.wait_ns)
+		record_max_wait(&cc->max_wait, p, tc, wait);
 	tc->wait_since_ns = 0;
+	tc->nr_enq = 0;
 
 	pol_task_on_running(&tc->st, now);
 	tc->exec_at_account = p->se.sum_exec_runtime;

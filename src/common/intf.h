@@ -17,6 +17,33 @@
 #define LAVD_EXIT_RESTART_HOTPLUG	1
 
 /* System statistics, published every 10 ms in .bss for the loader. */
+/* How a task was last queued before it ran (struct lavd_wait_rec.via). */
+enum lavd_via {
+	LAVD_VIA_NONE,		/* never queued by us (bypass, or before we saw it) */
+	LAVD_VIA_DIRECT,	/* select_cpu put it on an idle CPU */
+	LAVD_VIA_IDLE,		/* enqueue put it on an idle CPU's local queue */
+	LAVD_VIA_PINNED,	/* the local queue of the only CPU it may use */
+	LAVD_VIA_WARM,		/* the local queue of its warm CPU (--warm-cpu-us) */
+	LAVD_VIA_LLC,		/* its LLC's deadline-ordered queue */
+	LAVD_VIA_NR,
+};
+
+/*
+ * The longest runnable-to-running wait, and what explains it: where the
+ * task waited and how far its deadline was from the logical clock.
+ */
+struct lavd_wait_rec {
+	unsigned long long wait_ns;
+	unsigned long long pid;
+	char comm[16];			/* TASK_COMM_LEN */
+	unsigned int via;		/* enum lavd_via of its last enqueue */
+	unsigned int nr_enq;		/* enqueues during the wait */
+	long long ahead_ns;		/* deadline - logical clock, at that enqueue */
+	long long behind_ns;		/* logical clock - deadline, when it ran */
+	unsigned int lat_cri;
+	unsigned int weight;		/* p->scx.weight, nice 0 = 100 */
+};
+
 struct lavd_stats {
 	unsigned long long seq;			/* timer rounds */
 	unsigned long long nr_sched;		/* tasks started running, total */
@@ -32,10 +59,8 @@ struct lavd_stats {
 	unsigned long long nr_turbulent;	/* CPUs turbulent now */
 	unsigned long long nr_turb_place;	/* critical tasks started on turbulent CPUs */
 	unsigned long long turbulent_mask;	/* first 64 CPUs, bit set = turbulent */
-	unsigned long long max_wait_ns;		/* longest runnable-to-running wait seen */
+	struct lavd_wait_rec max_wait;		/* longest runnable-to-running wait seen */
 	unsigned long long cur_max_wait_ns;	/* ... in the last second */
-	unsigned long long max_wait_pid;	/* the task that waited max_wait_ns */
-	char max_wait_comm[16];			/* ... its name (TASK_COMM_LEN) */
 	unsigned long long slice_ns;		/* system time slice */
 	unsigned long long avg_lat_cri;
 	unsigned long long max_lat_cri;
@@ -89,9 +114,7 @@ struct cpu_ctx {
 	u64 irq_avg_fp;		/* pol_irq_avg of its share */
 	u64 lost_avg;		/* pol_lost_avg, 0..1024 */
 	u8 turbulent;
-	u64 max_wait_ns;	/* longest wait seen on this CPU, since load */
-	u64 max_wait_pid;	/* ... by this task */
-	char max_wait_comm[16];
+	struct lavd_wait_rec max_wait;	/* longest wait seen on this CPU, since load */
 	u64 cur_max_wait_ns;	/* ... since the last timer round */
 };
 

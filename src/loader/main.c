@@ -145,9 +145,21 @@ static void print_stats(struct lavd *skel, struct lavd_stats *prev)
 	*prev = s;
 }
 
+static const char *via_name(unsigned int via)
+{
+	static const char *const names[LAVD_VIA_NR] = {
+		[LAVD_VIA_NONE] = "none",	[LAVD_VIA_DIRECT] = "direct",
+		[LAVD_VIA_IDLE] = "idle",	[LAVD_VIA_PINNED] = "pinned",
+		[LAVD_VIA_WARM] = "warm",	[LAVD_VIA_LLC] = "llc",
+	};
+
+	return via < LAVD_VIA_NR ? names[via] : "?";
+}
+
 static void print_summary(struct lavd *skel)
 {
 	struct lavd_stats s = skel->bss->stats;
+	struct lavd_wait_rec *w = &s.max_wait;
 
 	printf("scx_lavd: summary: rounds=%llu sched=%llu lat_critical=%llu direct=%llu "
 	       "xllc_steal=%llu plan_steal=%llu preempt=%llu revoke=%llu lock_acquire=%llu lock_boost=%llu "
@@ -156,8 +168,14 @@ static void print_summary(struct lavd *skel)
 	       s.seq, s.nr_sched, s.nr_sched_lat_cri, s.nr_direct, s.nr_xllc_steal, s.nr_plan_steal,
 	       s.nr_preempt,
 	       s.nr_revoke, s.nr_lock_acquire, s.nr_lock_boost, s.nr_turb_place, s.nr_warm_wait,
-	       s.max_wait_ns / 1000, s.slice_ns / 1000, s.avg_lat_cri, s.max_lat_cri,
-	       s.max_wait_pid ? s.max_wait_comm : "-", s.max_wait_pid);
+	       w->wait_ns / 1000, s.slice_ns / 1000, s.avg_lat_cri, s.max_lat_cri,
+	       w->pid ? w->comm : "-", w->pid);
+	/* What explains the longest wait: where it waited, how its deadline stood. */
+	if (w->pid)
+		printf("scx_lavd: max_wait: via=%s enqueues=%u deadline_ahead_us=%lld "
+		       "behind_at_run_us=%lld lat_cri=%u weight=%u\n",
+		       via_name(w->via), w->nr_enq, w->ahead_ns / 1000, w->behind_ns / 1000,
+		       w->lat_cri, w->weight);
 	fflush(stdout);
 }
 
