@@ -1273,14 +1273,19 @@ static void sample_imbalance(struct sim *s, struct sim_timeline *tl)
 
 static void ev_stat(struct sim *s)
 {
-	u64 busy = 0, q = 0;
+	u64 busy = 0, q = 0, used = 0;
 	int i;
 
 	for (i = 0; i < s->nr_cpus; i++) {
 		struct sim_cpu *c = &s->cpu[i];
+		u64 b = c->busy_ns + (cpu_busy(c) ? s->now - c->last_acct : 0);
 
-		busy += c->busy_ns + (cpu_busy(c) ? s->now - c->last_acct : 0);
+		busy += b;
+		/* a CPU that ran anything in the window could not sleep through it */
+		used += b != s->prev_busy_cpu[i];
+		s->prev_busy_cpu[i] = b;
 	}
+	s->st.cpus_used_sum += used;
 	for (i = 0; i < s->nr_tasks; i++)
 		if (s->tasks[i]->state == TS_QUEUED && !s->tasks[i]->rt)
 			q++;
@@ -1291,7 +1296,7 @@ static void ev_stat(struct sim *s)
 			abort();
 	}
 	s->st.tl[s->st.nr_tl++] = (struct sim_timeline){ s->now, busy - s->prev_busy_tl, q, 0, 0,
-							   0, 0 };
+							   used, 0, 0 };
 	if (s->topo->nr_llcs > 1)
 		sample_imbalance(s, &s->st.tl[s->st.nr_tl - 1]);
 	s->prev_busy_tl = busy;

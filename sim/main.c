@@ -25,11 +25,14 @@ static void usage(FILE *f)
 		"  --lavd-opt LIST  comma-separated, with --sched lavd: no-preempt, no-lock-boost,\n"
 		"                no-inherit, preempt-kick, no-turbulence, no-warmth, count-balance,\n"
 		"                no-plan (pull only when the own LLC queue is empty),\n"
+		"                no-compaction, performance, balanced, powersave (power mode;\n"
+		"                default the autopilot, as the loader),\n"
 		"                warm-cpu-us=US (0..100000, default 0 = off, as the loader)\n");
 }
 
 #define LAVD_OPT_NAMES "no-preempt, no-lock-boost, no-inherit, preempt-kick, no-turbulence, " \
-		       "no-warmth, count-balance, no-plan, warm-cpu-us=US"
+		       "no-warmth, count-balance, no-plan, no-compaction, performance, balanced, " \
+		       "powersave, warm-cpu-us=US"
 
 /* warm-cpu-us=US as the loader takes it: digits only, 0..100000. */
 static int parse_warm(const char *p, size_t n, u64 *us)
@@ -63,6 +66,10 @@ static int parse_lavd_opt(const char *arg, u32 *out, u64 *warm_us)
 		{ "no-warmth", SIM_LAVD_NO_WARMTH },
 		{ "count-balance", SIM_LAVD_COUNT_BALANCE },
 		{ "no-plan", SIM_LAVD_NO_PLAN },
+		{ "no-compaction", SIM_LAVD_NO_COMPACTION },
+		{ "performance", SIM_LAVD_PERFORMANCE },
+		{ "balanced", SIM_LAVD_BALANCED },
+		{ "powersave", SIM_LAVD_POWERSAVE },
 	};
 	const char *p = arg;
 
@@ -183,6 +190,15 @@ int main(int argc, char **argv)
 		case 'L':
 			if (parse_lavd_opt(optarg, &lavd_opts, &warm_us))
 				return 2;
+			/* as the loader: one power mode; no-compaction only without a compacting one */
+			if (__builtin_popcount(lavd_opts & (SIM_LAVD_PERFORMANCE | SIM_LAVD_BALANCED |
+							    SIM_LAVD_POWERSAVE)) > 1 ||
+			    ((lavd_opts & SIM_LAVD_NO_COMPACTION) &&
+			     (lavd_opts & (SIM_LAVD_BALANCED | SIM_LAVD_POWERSAVE)))) {
+				fprintf(stderr, "lavd-sim: --lavd-opt: conflicting power modes in '%s'\n",
+					optarg);
+				return 2;
+			}
 			o.lavd_opt = optarg;
 			break;
 		case 'h': usage(stdout); return 0;

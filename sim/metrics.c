@@ -198,6 +198,9 @@ static json_t *build(const struct sim *s, const struct sim_opts *o)
 	c = json_object();
 	json_object_set_new(c, "work_cpus", json_real(round6((double)work / 1e9 / dur)));
 	json_object_set_new(c, "utilisation", json_real(round6((double)busy / (double)(busy + idle))));
+	/* CPUs that ran anything per 10 ms window: what compaction lowers (busy time it cannot) */
+	json_object_set_new(c, "cpus_used_mean",
+			    json_real(round6(st->nr_tl ? (double)st->cpus_used_sum / (double)st->nr_tl : 0)));
 	{
 		/* CPU utilisation per LLC (domain): busy / (busy + idle) of its CPUs */
 		json_t *u = json_array();
@@ -238,6 +241,7 @@ static json_t *build(const struct sim *s, const struct sim_opts *o)
 		json_object_set_new(c, "lavd_revoke", json_integer((json_int_t)st->lavd_revoke));
 		json_object_set_new(c, "lavd_keep_prev", json_integer((json_int_t)st->lavd_keep_prev));
 		json_object_set_new(c, "lavd_preempt", json_integer((json_int_t)st->lavd_preempt));
+		json_object_set_new(c, "lavd_preempt_ipi", json_integer((json_int_t)st->lavd_preempt_ipi));
 		json_object_set_new(c, "lavd_preempt_lock_holder",
 				    json_integer((json_int_t)st->lavd_preempt_lock_holder));
 		json_object_set_new(c, "lavd_preempt_owner", json_integer((json_int_t)st->lavd_preempt_owner));
@@ -251,6 +255,22 @@ static json_t *build(const struct sim *s, const struct sim_opts *o)
 						     (double)st->lavd_turbulent_rounds /
 						     (double)st->lavd_timer_rounds : 0)));
 		json_object_set_new(c, "lavd_warm_wait", json_integer((json_int_t)st->lavd_warm_wait));
+		{
+			u64 r = st->lavd_mode_rounds[0] + st->lavd_mode_rounds[1] + st->lavd_mode_rounds[2];
+			json_t *m = json_object();
+
+			json_object_set_new(m, "performance", json_real(round6(r ? (double)st->lavd_mode_rounds[0] / (double)r : 0)));
+			json_object_set_new(m, "balanced", json_real(round6(r ? (double)st->lavd_mode_rounds[1] / (double)r : 0)));
+			json_object_set_new(m, "powersave", json_real(round6(r ? (double)st->lavd_mode_rounds[2] / (double)r : 0)));
+			json_object_set_new(c, "lavd_mode_share", m);
+			json_object_set_new(c, "lavd_mode_switch", json_integer((json_int_t)st->lavd_mode_switch));
+			json_object_set_new(c, "lavd_active_cpus_avg",
+					    json_real(round6(r ? (double)st->lavd_active_sum / (double)r : 0)));
+			json_object_set_new(c, "lavd_sched_big", json_integer((json_int_t)st->lavd_sched_big));
+			json_object_set_new(c, "lavd_sched_perf_cri", json_integer((json_int_t)st->lavd_sched_perf_cri));
+			json_object_set_new(c, "lavd_sched_perf_cri_big",
+					    json_integer((json_int_t)st->lavd_sched_perf_cri_big));
+		}
 	}
 	json_object_set_new(root, "system", c);
 	if (s->topo->nr_llcs > 1) {
@@ -321,11 +341,27 @@ void report_table(struct sim *s, FILE *f)
 			us(x, "p99_ns"), us(x, "p99_9_ns"),
 			(long long)json_integer_value(json_object_get(x, "dropped")));
 	x = json_object_get(r, "system");
-	fprintf(f, "\nthroughput %.3f CPUs of work  utilisation %.1f %%  energy %.3f J  (%.2f W)\n",
+	fprintf(f, "\nthroughput %.3f CPUs of work  utilisation %.1f %%  energy %.3f J  (%.2f W)  "
+		"CPUs used per 10 ms %.2f\n",
 		json_real_value(json_object_get(x, "work_cpus")),
 		100 * json_real_value(json_object_get(x, "utilisation")),
 		json_real_value(json_object_get(x, "energy_j")),
-		json_real_value(json_object_get(x, "power_w")));
+		json_real_value(json_object_get(x, "power_w")),
+		json_real_value(json_object_get(x, "cpus_used_mean")));
+	if (json_object_get(x, "lavd_mode_share")) {
+		json_t *m = json_object_get(x, "lavd_mode_share");
+
+		fprintf(f, "lavd power: active CPUs %.2f  modes perf/bal/save %.0f/%.0f/%.0f %%  switches %lld"
+			"  big-core runs %lld (perf-critical %lld, of them on big %lld)\n",
+			json_real_value(json_object_get(x, "lavd_active_cpus_avg")),
+			100 * json_real_value(json_object_get(m, "performance")),
+			100 * json_real_value(json_object_get(m, "balanced")),
+			100 * json_real_value(json_object_get(m, "powersave")),
+			(long long)json_integer_value(json_object_get(x, "lavd_mode_switch")),
+			(long long)json_integer_value(json_object_get(x, "lavd_sched_big")),
+			(long long)json_integer_value(json_object_get(x, "lavd_sched_perf_cri")),
+			(long long)json_integer_value(json_object_get(x, "lavd_sched_perf_cri_big")));
+	}
 	{
 		json_t *u = json_object_get(x, "llc_utilisation");
 		size_t k;
@@ -371,9 +407,10 @@ void report_table(struct sim *s, FILE *f)
 			json_real_value(json_object_get(c, "count_mean")),
 			json_real_value(json_object_get(c, "count_p99")));
 	if (json_object_get(x, "lavd_preempt"))
-		fprintf(f, "lavd: preempt %lld (lock holder %lld, mutex owner %lld)  keep-prev %lld  "
+		fprintf(f, "lavd: preempt %lld (IPI %lld, lock holder %lld, mutex owner %lld)  keep-prev %lld  "
 			"futex acquire %lld release %lld  lock-holder refills %lld\n",
 			(long long)json_integer_value(json_object_get(x, "lavd_preempt")),
+			(long long)json_integer_value(json_object_get(x, "lavd_preempt_ipi")),
 			(long long)json_integer_value(json_object_get(x, "lavd_preempt_lock_holder")),
 			(long long)json_integer_value(json_object_get(x, "lavd_preempt_owner")),
 			(long long)json_integer_value(json_object_get(x, "lavd_keep_prev")),
@@ -455,16 +492,17 @@ int report_csv(struct sim *s, const char *dir)
 	if (!(f = open_in(dir, "timeline.csv")))
 		return -1;
 	fprintf(f, "t_ms,busy_cpus,queued,lavd_slice_us,lavd_turbulent_cpus,imbalance_weight,"
-		   "imbalance_count\n");
+		   "imbalance_count,cpus_used\n");
 	for (i = 0; i < s->st.nr_tl; i++) {
 		const struct sim_timeline *t = &s->st.tl[i];
 
 		/* imbalance 0: one LLC, nothing runnable, or an LLC empty */
-		fprintf(f, "%llu,%.3f,%llu,%llu,%llu,%.3f,%.3f\n",
+		fprintf(f, "%llu,%.3f,%llu,%llu,%llu,%.3f,%.3f,%llu\n",
 			(unsigned long long)(t->t / SIM_NSEC_PER_MSEC),
 			(double)t->busy / (10.0 * SIM_NSEC_PER_MSEC), (unsigned long long)t->queued,
 			(unsigned long long)(t->slice / SIM_NSEC_PER_USEC),
-			(unsigned long long)t->turbulent, t->imb_wgt_milli / 1e3, t->imb_cnt_milli / 1e3);
+			(unsigned long long)t->turbulent, t->imb_wgt_milli / 1e3, t->imb_cnt_milli / 1e3,
+			(unsigned long long)t->used);
 	}
 	fclose(f);
 	if (!(f = open_in(dir, "frames.csv")))

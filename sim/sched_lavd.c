@@ -7,7 +7,11 @@
  * (kfuncs, cpumasks, DSQs) is the engine. Also preempt.bpf.c (try_preempt) and
  * lock.bpf.c (futex lock holders, fed by the engine's lock/unlock ops), the
  * turbulence of CPUs (lost time -> steady mask, pol_cpu.h), cache warmth and
- * --warm-cpu-us, and stealing by weight (pol_balance.h).
+ * --warm-cpu-us, stealing by weight (pol_balance.h), and power.bpf.c: core
+ * compaction along CPU orders built from the topology as the loader builds
+ * them without an energy model, power modes, big/little placement by
+ * performance criticality (pol_power.h). Not modelled: cpufreq targets (the
+ * engine's CPUs run at their capacity).
  *
  * BPF marks "not since" with a 0 timestamp; simulated time starts at 0, so
  * the *_since_ns below carry a flag of their own.
@@ -31,6 +35,29 @@ struct lavd_cpu {
 	u8 turbulent;
 	u64 lost_avg;		/* pol_lost_avg of pol_lost_util */
 	u64 tot_turb_place, tot_warm_wait;
+	/* power.bpf.c */
+	u8 active, overflow;
+	u32 ovf_rounds;
+	u64 sum_perf_cri, min_perf_cri, max_perf_cri;
+};
+
+/* power.bpf.c's tables and state; two PCO states, as without an energy model. */
+struct lavd_power {
+	struct pol_order_caps caps[2];
+	s32 order[2][SIM_MAX_CPUS];
+	u64 bounds[2];
+	struct pol_pm_bounds pmb;
+	u32 fixed;		/* a fixed mode, or POL_PM_NR: the autopilot */
+	bool no_compaction;
+	bool big_little;
+	u8 big[SIM_MAX_CPUS];
+	struct cpumask usable, bigm, littlem;
+	bool compacting;
+	u32 mode, state, nr_active, nr_overflow;
+	u64 use_cap, cur_use;
+	u64 perf_min, perf_avg, perf_max, thr_perf_cri;
+	struct pol_cc_guard guard;
+	u64 round_max_wait;	/* longest wait of the round (cur_max_wait_ns over CPUs) */
 };
 
 struct lavd {
@@ -38,7 +65,6 @@ struct lavd {
 	struct pol_sys sys;
 	u64 logical_clk;
 	u64 last_timer_ns;
-	u64 rng;		/* bpf_cpumask_any_distribute's picks: a stream of its own */
 	bool preempt_kick;
 	bool no_turbulence;	/* --lavd-opt no-turbulence: placement sees every CPU steady */
 	bool no_warmth;		/* --lavd-opt no-warmth: warm_wait_ok() is false */
@@ -52,6 +78,7 @@ struct lavd {
 	struct pol_dom_plan llc_plan[POL_MAX_DOMAINS];	/* roles and budgets, every 10 ms */
 	struct dsq llc_dsq[SIM_MAX_LLCS];
 	struct lavd_cpu cc[SIM_MAX_CPUS];
+	struct lavd_power pw;
 };
 
 #define L(s) ((struct lavd *)(s)->priv)
@@ -212,6 +239,21 @@ static void lavd_running(struct sim *s, struct task *p)
 	if (p->l.st.lat_cri >= l->sys.avg_lat_cri)
 		cc->tot_lat_cri++;
 	cc->sum_svc_wgt_ns += p->l.st.svc_wgt_ns;
+	/* pw_on_running (cpufreq is not modelled) */
+	p->l.perf_cri = pol_perf_cri(&p->l.st, (u64)p->weight);
+	cc->sum_perf_cri += p->l.perf_cri;
+	if (!cc->min_perf_cri || p->l.perf_cri < cc->min_perf_cri)
+		cc->min_perf_cri = p->l.perf_cri;
+	cc->max_perf_cri = pol_max(cc->max_perf_cri, p->l.perf_cri);
+	if (l->pw.big_little) {
+		if (l->pw.big[cpu])
+			s->st.lavd_sched_big++;
+		if (p->l.perf_cri > l->pw.thr_perf_cri) {
+			s->st.lavd_sched_perf_cri++;
+			if (l->pw.big[cpu])
+				s->st.lavd_sched_perf_cri_big++;
+		}
+	}
 	if (pol_wants_steady(p->l.st.lat_cri, l->sys.avg_lat_cri)) {
 		s->st.lavd_steady_runs++;
 		if (cc->turbulent) {
@@ -302,6 +344,204 @@ static bool warm_wait_ok(struct sim *s, struct task *p, s32 prev_cpu)
 	return pol_warm_wait_ok(pol_warmth_now(&p->l.warm, prev_cpu, now), wait, l->warm_cpu_ns);
 }
 
+
+/* ---- power.bpf.c ---- */
+
+static int thread_idx(const struct sim_topo *t, int cpu)
+{
+	return t->cpu[cpu].sibling >= 0 && t->cpu[cpu].sibling < cpu;
+}
+
+static const struct sim_topo *order_topo;
+static bool order_big_little;
+
+/* The loader's performance order: first threads of every core, then nearer and faster first. */
+static int cmp_perf(const void *a, const void *b)
+{
+	const struct sim_topo *t = order_topo;
+	int x = *(const int *)a, y = *(const int *)b;
+	const struct sim_cpu_desc *cx = &t->cpu[x], *cy = &t->cpu[y];
+
+	if (thread_idx(t, x) != thread_idx(t, y))
+		return thread_idx(t, x) - thread_idx(t, y);
+	if (cx->node != cy->node)
+		return cx->node - cy->node;
+	if (cx->llc != cy->llc)
+		return cx->llc - cy->llc;
+	if (cx->cap != cy->cap)
+		return cx->cap > cy->cap ? -1 : 1;
+	return x - y;
+}
+
+/* The powersave order: pack into few LLCs and cores, little cores first. */
+static int cmp_powersave(const void *a, const void *b)
+{
+	const struct sim_topo *t = order_topo;
+	int x = *(const int *)a, y = *(const int *)b;
+	const struct sim_cpu_desc *cx = &t->cpu[x], *cy = &t->cpu[y];
+
+	if (cx->node != cy->node)
+		return cx->node - cy->node;
+	if (cx->llc != cy->llc)
+		return cx->llc - cy->llc;
+	if (cx->cap != cy->cap)
+		return (cx->cap < cy->cap) == order_big_little ? -1 : 1;
+	if (cx->core != cy->core)
+		return cx->core - cy->core;
+	if (thread_idx(t, x) != thread_idx(t, y))
+		return thread_idx(t, x) - thread_idx(t, y);
+	return x - y;
+}
+
+static void pw_init(struct sim *s, struct lavd_power *pw)
+{
+	const struct sim_topo *t = s->topo;
+	u32 min_cap = POL_SCALE, max_cap = 1;
+	u64 total = 0, sum = 0;
+	int i, k;
+
+	for (i = 0; i < s->nr_cpus; i++) {
+		min_cap = (u32)pol_min(min_cap, t->cpu[i].cap);
+		max_cap = (u32)pol_max(max_cap, t->cpu[i].cap);
+		total += t->cpu[i].cap;
+	}
+	pw->big_little = (u64)max_cap * 10 >= (u64)min_cap * 13;
+	for (i = 0; i < s->nr_cpus; i++) {
+		sum += t->cpu[i].cap;
+		mask_set(&pw->usable, i);
+	}
+	for (i = 0; i < s->nr_cpus; i++) {
+		/* big: not big/little, or at least the average capacity */
+		pw->big[i] = !pw->big_little || (u64)t->cpu[i].cap * (u64)s->nr_cpus >= sum;
+		mask_set(pw->big[i] ? &pw->bigm : &pw->littlem, i);
+		L(s)->cc[i].active = 1;
+	}
+	order_topo = t;
+	order_big_little = pw->big_little;
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < s->nr_cpus; i++)
+			pw->order[k][i] = i;
+		qsort(pw->order[k], (size_t)s->nr_cpus, sizeof(int), k ? cmp_perf : cmp_powersave);
+		for (i = 0; i < s->nr_cpus; i++)
+			pw->caps[k].cap[i] = (u16)t->cpu[pw->order[k][i]].cap;
+	}
+	pw->bounds[0] = t->cpu[pw->order[0][0]].cap;
+	pw->bounds[1] = total;
+	pw->pmb = pol_pm_bounds_noem(min_cap, total, t->smt);
+	pw->mode = POL_PM_NR;
+	pw->nr_active = (u32)s->nr_cpus;
+	pw->fixed = POL_PM_NR;
+	if (s->lavd_opts & SIM_LAVD_PERFORMANCE)
+		pw->fixed = POL_PM_PERFORMANCE;
+	else if (s->lavd_opts & SIM_LAVD_BALANCED)
+		pw->fixed = POL_PM_BALANCED;
+	else if (s->lavd_opts & SIM_LAVD_POWERSAVE)
+		pw->fixed = POL_PM_POWERSAVE;
+	pw->no_compaction = !!(s->lavd_opts & SIM_LAVD_NO_COMPACTION);
+}
+
+static bool cpu_usable(struct sim *s, s32 cpu)
+{
+	return !L(s)->pw.compacting || mask_test(&L(s)->pw.usable, cpu);
+}
+
+/* lavd_apply_sets: the first nr CPUs of the row active, overflow CPUs linger. */
+static void pw_apply(struct sim *s, u32 state, u32 nr)
+{
+	struct lavd *l = L(s);
+	struct lavd_power *pw = &l->pw;
+	u64 cap_all = 0, cap_big = 0;
+	u32 pos, nr_ovf = 0;
+
+	for (pos = 0; pos < (u32)s->nr_cpus; pos++) {
+		s32 cpu = pw->order[state][pos];
+		struct lavd_cpu *cc = &l->cc[cpu];
+		bool was = cc->active || cc->overflow, use;
+
+		if (pos < nr) {
+			cc->active = 1;
+			cc->overflow = 0;
+		} else {
+			bool own = s->cpu[cpu].local_n > 0 || s->cpu[cpu].curr;
+
+			cc->active = 0;
+			if (cc->overflow && !pol_overflow_keep(own, &cc->ovf_rounds))
+				cc->overflow = 0;
+			nr_ovf += cc->overflow;
+		}
+		use = cc->active || cc->overflow;
+		if (use) {
+			mask_set(&pw->usable, cpu);
+			cap_all += s->topo->cpu[cpu].cap;
+			if (pw->big[cpu])
+				cap_big += s->topo->cpu[cpu].cap;
+		} else {
+			mask_clr(&pw->usable, cpu);
+		}
+		if (use && !was && l->llc_dsq[cpu_to_llc(s, cpu)].n)
+			sim_kick(s, cpu, 0);
+	}
+	if (pw->big_little)
+		pw->thr_perf_cri = pol_thr_perf_cri((u32)pol_div(cap_big << POL_SHIFT, cap_all),
+						    pw->perf_min, pw->perf_avg, pw->perf_max);
+	pw->nr_overflow = nr_ovf;
+	pw->compacting = nr + nr_ovf < (u32)s->nr_cpus;
+}
+
+/* lavd_update_power (the sim has no restricted cpumasks: nothing can be stranded). */
+static void pw_update(struct sim *s, u64 perf_sum, u64 perf_n, u64 perf_min, u64 perf_max)
+{
+	struct lavd_power *pw = &L(s)->pw;
+	u32 mode, state, nr, n = (u32)s->nr_cpus;
+	u64 req;
+
+	pw->use_cap = pol_ewma_asym(pw->use_cap, pw->cur_use);
+	pw->cur_use = 0;
+	if (perf_n) {
+		pw->perf_min = pol_ewma(pw->perf_min, perf_min);
+		pw->perf_avg = pol_ewma(pw->perf_avg, perf_sum / perf_n);
+		pw->perf_max = pol_ewma(pw->perf_max, perf_max);
+	}
+	pol_cc_guard_update(&pw->guard, pw->round_max_wait, pw->nr_active + pw->nr_overflow, n);
+	pw->round_max_wait = 0;
+	mode = pw->fixed < POL_PM_NR ? pw->fixed : pol_autopilot(pw->use_cap, pw->pmb, pw->mode);
+	if (pw->mode < POL_PM_NR && mode != pw->mode)
+		s->st.lavd_mode_switch++;
+	pw->mode = mode;
+	s->st.lavd_mode_rounds[mode]++;
+	req = pol_cc_req(pw->use_cap);
+	if (pw->no_compaction || mode == POL_PM_PERFORMANCE) {
+		state = 1;
+		nr = n;
+	} else {
+		state = pol_pco_state(mode, req, pw->bounds, 2);
+		nr = (u32)pol_max(pol_cc_nr_active(&pw->caps[state], n, req), pw->guard.floor);
+	}
+	pw_apply(s, state, nr);
+	pw->state = state;
+	pw->nr_active = nr;
+	s->st.lavd_active_sum += nr + pw->nr_overflow;
+}
+
+/* pw_pick_by_type: big cores for performance-critical tasks, little ones for the rest. */
+static s32 pw_pick_by_type(struct sim *s, struct task *p, const struct cpumask *allowed,
+			   s32 prev_cpu)
+{
+	struct lavd_power *pw = &L(s)->pw;
+	const struct cpumask *type;
+	struct cpumask tmp;
+	int w;
+
+	if (!pw->big_little)
+		return -1;
+	type = p->l.perf_cri > pw->thr_perf_cri ? &pw->bigm : &pw->littlem;
+	for (w = 0; w < SIM_MASK_WORDS; w++)
+		tmp.w[w] = allowed->w[w] & type->w[w];
+	if (mask_test(&tmp, prev_cpu) && sim_claim_idle(s, prev_cpu))
+		return prev_cpu;
+	return sim_pick_idle(s, &tmp, 0);
+}
+
 static s32 pick_idle_cpu(struct sim *s, struct task *p, s32 prev_cpu, bool *is_idle)
 {
 	struct lavd *l = L(s);
@@ -317,13 +557,25 @@ static s32 pick_idle_cpu(struct sim *s, struct task *p, s32 prev_cpu, bool *is_i
 		*is_idle = sim_claim_idle(s, prev_cpu);
 		return prev_cpu;
 	}
-	allowed = &s->topo->all;	/* unpinned tasks may run anywhere */
+	/* unpinned tasks may run anywhere: on the usable CPUs */
+	allowed = l->pw.compacting ? &l->pw.usable : &s->topo->all;
+	if (!mask_test(allowed, prev_cpu)) {
+		/* prev left the usable set: a usable CPU of its LLC, else any */
+		cpu = mask_first_and(&s->topo->llc_mask[cpu_to_llc(s, prev_cpu)], allowed);
+		prev_cpu = cpu >= 0 ? cpu : mask_first_and(allowed, &s->topo->all);
+	}
+	cpu = pw_pick_by_type(s, p, allowed, prev_cpu);
+	if (cpu >= 0) {
+		*is_idle = true;
+		return cpu;
+	}
 	/* A task more critical than average: an idle steady CPU of the LLC first. */
 	if (want_steady) {
 		const struct cpumask *llc = &s->topo->llc_mask[cpu_to_llc(s, prev_cpu)];
 
 		if (l->no_turbulence) {
-			tmp = *llc;
+			for (w = 0; w < SIM_MASK_WORDS; w++)
+				tmp.w[w] = llc->w[w] & allowed->w[w];
 		} else {
 			for (w = 0; w < SIM_MASK_WORDS; w++)
 				tmp.w[w] = llc->w[w] & allowed->w[w] & l->steady.w[w];
@@ -342,7 +594,8 @@ static s32 pick_idle_cpu(struct sim *s, struct task *p, s32 prev_cpu, bool *is_i
 		*is_idle = true;
 		return prev_cpu;
 	}
-	tmp = s->topo->llc_mask[cpu_to_llc(s, prev_cpu)];
+	for (w = 0; w < SIM_MASK_WORDS; w++)
+		tmp.w[w] = s->topo->llc_mask[cpu_to_llc(s, prev_cpu)].w[w] & allowed->w[w];
 	if (smt_on) {
 		cpu = sim_pick_idle(s, &tmp, 1);
 		if (cpu >= 0) {
@@ -389,7 +642,14 @@ static s32 allowed_cpu(struct sim *s, struct task *p, s32 prev_cpu)
 /* scx_bpf_pick_idle_cpu() claims the CPU, then SCX_KICK_IDLE wakes it; false if none. */
 static bool kick_idle_in_llc(struct sim *s, s32 llc)
 {
-	s32 cpu = sim_pick_idle(s, &s->topo->llc_mask[llc], 0);
+	struct cpumask tmp = s->topo->llc_mask[llc];
+	s32 cpu;
+	int w;
+
+	if (L(s)->pw.compacting)
+		for (w = 0; w < SIM_MASK_WORDS; w++)
+			tmp.w[w] &= L(s)->pw.usable.w[w];
+	cpu = sim_pick_idle(s, &tmp, 0);
 
 	if (cpu < 0)
 		return false;
@@ -409,23 +669,6 @@ static bool read_run(struct sim *s, s32 cpu, struct pol_cpu_run *r)
 	return true;
 }
 
-/* bpf_cpumask_any_distribute(): one CPU of m (here uniformly at random), or nr_cpus. */
-static s32 any_distribute(struct sim *s, const struct cpumask *m)
-{
-	int i, n = 0;
-	u64 k;
-
-	for (i = 0; i < SIM_MASK_WORDS; i++)
-		n += __builtin_popcountll(m->w[i]);
-	if (!n)
-		return s->nr_cpus;
-	k = sim_rand_next(&L(s)->rng) % (u64)n;
-	for (i = 0; i < s->nr_cpus; i++)
-		if (mask_test(m, i) && !k--)
-			return i;
-	return s->nr_cpus;
-}
-
 static void try_preempt(struct sim *s, struct task *p, s32 prev_cpu)
 {
 	struct lavd *l = L(s);
@@ -433,9 +676,9 @@ static void try_preempt(struct sim *s, struct task *p, s32 prev_cpu)
 	struct cpumask tmp, pin;
 	const struct cpumask *allowed;
 	struct task *curr;
-	u64 now, new_stop;
+	u64 now, new_stop, tick_wait;
 	s32 best = -1, cand;
-	int i, w;
+	int i, w, seen;
 
 	if (!pol_should_preempt(p->l.st.lat_cri, l->sys.thr_lat_cri, p->l.greedy, &l->cfg))
 		return;
@@ -446,16 +689,11 @@ static void try_preempt(struct sim *s, struct task *p, s32 prev_cpu)
 	for (w = 0; w < SIM_MASK_WORDS; w++)
 		tmp.w[w] = s->topo->llc_mask[cpu_to_llc(s, prev_cpu)].w[w] & allowed->w[w];
 
-	for (i = 0; i < 3; i++) {
-		if (i == 0) {
-			cand = prev_cpu;
-			if (!mask_test(&tmp, cand))
-				continue;
-		} else {
-			cand = any_distribute(s, &tmp);
-			if (cand >= s->nr_cpus || cand == best)
-				continue;
-		}
+	for (i = 0, seen = 0; i < s->nr_cpus && seen < POL_PREEMPT_CANDS; i++) {
+		cand = (prev_cpu + i) % s->nr_cpus;
+		if (!mask_test(&tmp, cand))
+			continue;
+		seen++;
 		if (!read_run(s, cand, &r))
 			continue;
 		if (!pol_can_preempt(&r, p->l.st.lat_cri, new_stop, now, l->cfg.slice_min_ns))
@@ -480,17 +718,18 @@ static void try_preempt(struct sim *s, struct task *p, s32 prev_cpu)
 	}
 	if (curr && curr->nr_locks)
 		s->st.lavd_preempt_owner++;
-	if (l->preempt_kick) {
+	/* The engine's ticks are on one grid for every CPU: the last one was at the grid point. */
+	tick_wait = pol_tick_wait(now, now / SIM_TICK_NS * SIM_TICK_NS, SIM_TICK_NS);
+	if (l->preempt_kick || pol_preempt_needs_ipi(tick_wait, POL_PREEMPT_TICK_WAIT_NS)) {
 		sim_kick(s, best, 1);	/* SCX_KICK_PREEMPT */
+		s->st.lavd_preempt_ipi++;
 	} else if (curr) {
 		/*
 		 * lavd_set_slice(curr, 1): the kernel notices the exhausted slice
 		 * at the victim's next tick (or earlier scheduling point).
 		 */
-		u64 tick = (now / SIM_TICK_NS + 1) * SIM_TICK_NS;
-
-		if (tick < s->cpu[best].slice_end)
-			sim_set_slice(s, best, tick - now);
+		if (now + tick_wait < s->cpu[best].slice_end)
+			sim_set_slice(s, best, tick_wait);
 	}
 	l->cc[best].tot_preempt++;
 	s->st.lavd_preempt++;
@@ -676,6 +915,11 @@ static void lavd_dispatch(struct sim *s, s32 cpu, struct task *prev)
 
 	if (keep_lock_holder(s, cpu, prev))
 		return;
+	/* outside the usable set: the queues are for the usable CPUs */
+	if (!cpu_usable(s, cpu)) {
+		keep_prev(s, cpu, prev);
+		return;
+	}
 	if (l->nr_llcs > 1 && planned_steal(s, cpu, self))
 		return;
 	if (lavd_move_to_local(s, cpu, self))
@@ -783,7 +1027,7 @@ static void lavd_timer(struct sim *s)
 	struct pol_sys_sample x;
 	bool can_boost;
 	s32 i, cpu;
-	u64 nr_turbulent = 0;
+	u64 nr_turbulent = 0, perf_sum = 0, perf_n = 0, perf_min = 0, perf_max = 0;
 
 	/* ops.tick of every running task since the last round */
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
@@ -810,6 +1054,16 @@ static void lavd_timer(struct sim *s)
 		x.nr_queued += (u64)s->cpu[cpu].local_n;
 		if (lavd_update_turbulence(s, cpu, x.interval_ns))
 			nr_turbulent++;
+		/* pw_collect_cpu */
+		l->pw.cur_use += pol_cc_cpu_use(cc->busy_ns, x.interval_ns, s->topo->cpu[cpu].cap);
+		if (cc->nr_sched) {
+			perf_sum += cc->sum_perf_cri;
+			perf_n += cc->nr_sched;
+			if (!perf_min || (cc->min_perf_cri && cc->min_perf_cri < perf_min))
+				perf_min = cc->min_perf_cri;
+			perf_max = pol_max(perf_max, cc->max_perf_cri);
+		}
+		cc->sum_perf_cri = cc->min_perf_cri = cc->max_perf_cri = 0;
 		x.busy_ns += cc->busy_ns;
 		x.nr_sched += cc->nr_sched;
 		x.sum_lat_cri += cc->sum_lat_cri;
@@ -821,9 +1075,12 @@ static void lavd_timer(struct sim *s)
 		cc->max_lat_cri = 0;
 		cc->sum_svc_wgt_ns = 0;
 		cc->max_wait_ns = pol_max(cc->max_wait_ns, cc->cur_max_wait_ns);
+		l->pw.round_max_wait = pol_max(l->pw.round_max_wait, cc->cur_max_wait_ns);
 		cc->cur_max_wait_ns = 0;
 		lavd_revoke_boost(s, cpu, l->llc_dsq[cpu_to_llc(s, cpu)].n > 0, can_boost);
 	}
+	pw_update(s, perf_sum, perf_n, perf_min, perf_max);
+	x.nr_active = l->pw.nr_active + l->pw.nr_overflow;
 	if (l->nr_llcs > 1 && !l->no_plan) {
 		struct pol_domain cnt_doms[POL_MAX_DOMAINS];
 		struct pol_bal_sum sum;
@@ -867,7 +1124,6 @@ static void lavd_init(struct sim *s)
 	for (i = 0; i < s->wl->nr_tmpl; i++)
 		if (s->wl->tmpl[i].rt)
 			l->has_rt = true;
-	l->rng = s->seed * 0x9e3779b97f4a7c15ULL + 0x1a7d;
 	pol_sys_init(&l->sys, &l->cfg, (u64)s->nr_cpus);
 	l->logical_clk = POL_DL_COMPETE_WINDOW_NS;
 	l->nr_llcs = s->topo->nr_llcs;
@@ -875,6 +1131,7 @@ static void lavd_init(struct sim *s)
 		l->llc_dsq[i].id = i;
 	for (cpu = 0; cpu < s->nr_cpus; cpu++)
 		l->llc_doms[cpu_to_llc(s, cpu)].nr_cpus++;
+	pw_init(s, &l->pw);
 }
 
 static void lavd_check(struct sim *s)

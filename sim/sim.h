@@ -52,6 +52,10 @@ enum {
 	SIM_LAVD_NO_WARMTH	= 1 << 5,	/* warm_wait_ok() always false */
 	SIM_LAVD_COUNT_BALANCE	= 1 << 6,	/* steal by queued task count, not weight */
 	SIM_LAVD_NO_PLAN	= 1 << 7,	/* no pol_plan_balance: pull only from an empty queue */
+	SIM_LAVD_NO_COMPACTION	= 1 << 8,	/* --no-core-compaction: every CPU usable */
+	SIM_LAVD_PERFORMANCE	= 1 << 9,	/* --performance (else the autopilot) */
+	SIM_LAVD_BALANCED	= 1 << 10,	/* --balanced */
+	SIM_LAVD_POWERSAVE	= 1 << 11,	/* --powersave */
 };
 
 struct cpumask { u64 w[SIM_MASK_WORDS]; };
@@ -199,6 +203,7 @@ struct task {
 		u8 warm_wait;		/* select_cpu chose to wait for the warm prev CPU */
 		u64 exec_at_running;
 		struct pol_warmth warm;
+		u32 perf_cri;		/* pol_perf_cri at the last run */
 	} l;
 	struct {
 		s64 vruntime, deadline, vlag;
@@ -292,6 +297,7 @@ struct cls_stat {
 struct sim_timeline {
 	u64 t, busy, queued, slice;
 	u64 turbulent;		/* LAVD: turbulent CPUs at the last timer round */
+	u64 used;		/* CPUs that ran anything in the last 10 ms */
 	u32 imb_wgt_milli;	/* max/min LLC load per capacity x 1000, 0 if undefined */
 	u32 imb_cnt_milli;	/* the same with task counts */
 };
@@ -310,6 +316,14 @@ struct sim_stats {
 	u64 lavd_direct, lavd_steal, lavd_revoke, lavd_boosted;
 	u64 lavd_plan_steal;		/* ...of lavd_steal, pulls by the balance plan */
 	u64 lavd_preempt;		/* try_preempt claimed a victim */
+	u64 cpus_used_sum;		/* CPUs that ran anything, summed over 10 ms samples */
+	u64 lavd_mode_switch;		/* power mode changes */
+	u64 lavd_mode_rounds[3];	/* timer rounds in each power mode (enum pol_power_mode) */
+	u64 lavd_active_sum;		/* usable CPUs summed over timer rounds */
+	u64 lavd_sched_big;		/* big/little: runs started on big cores */
+	u64 lavd_sched_perf_cri;	/* ... by performance-critical tasks */
+	u64 lavd_sched_perf_cri_big;	/* ... of those on big cores */
+	u64 lavd_preempt_ipi;		/* ... and kicked it (its tick was too far) */
 	u64 lavd_preempt_lock_holder;	/* ...whose task is a (futex-seen) lock holder: must be 0 */
 	u64 lavd_preempt_owner;		/* ...whose task owns a mutex (ground truth, seen or not) */
 	u64 lavd_lock_acquire, lavd_lock_release, lavd_lock_refill, lavd_keep_prev;
@@ -370,6 +384,7 @@ struct sim {
 	void *priv;			/* scheduler state */
 	struct sim_stats st;
 	u64 prev_busy_tl;
+	u64 prev_busy_cpu[SIM_MAX_CPUS];	/* busy_ns at the last stat sample (CPUs used) */
 	char errbuf[256];
 };
 

@@ -102,6 +102,11 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 		__sync_fetch_and_add(&d->queued_wgt, tc->queued_wgt);
 		__sync_fetch_and_add(&d->nr_queued, 1);
 	}
+	/* Only some CPUs can take it: compaction must not drop them all (power.bpf.c). */
+	if (p->nr_cpus_allowed < nr_cpus_onln) {
+		tc->queued_affn = 1;
+		__sync_fetch_and_add(&nr_queued_affn, 1);
+	}
 	note_enq(tc, LAVD_VIA_LLC);
 	scx_bpf_dsq_insert_vtime(p, LLC_DSQ(llc), slice, tc->vdeadline, enq_flags);
 	if (!kick_idle_in_llc(p, llc))
@@ -175,6 +180,16 @@ void BPF_STRUCT_OPS(lavd_dispatch, s32 cpu, struct task_struct *prev)
 
 	if (keep_lock_holder(prev, cc))
 		return;
+	/*
+	 * Outside the usable set (core compaction): leave the queues to the
+	 * usable CPUs, every queued task has one (power.bpf.c), and go idle
+	 * once the current task is done. The local queue (pinned tasks) the
+	 * kernel serves without us.
+	 */
+	if (cc && !cpu_usable(cc)) {
+		keep_prev(prev);
+		return;
+	}
 	if (nr_llcs > 1 && planned_steal(self, cc))
 		return;
 	if (lavd_move_to_local(LLC_DSQ(self)))

@@ -15,6 +15,11 @@
  * cannot both pick it. A task more critical than average first looks for
  * an idle *steady* CPU in the LLC (pol_cpu.h): one that interrupts and RT
  * tasks do not keep disturbing.
+ *
+ * Every step looks only at usable CPUs (the active and overflow sets of
+ * core compaction, power.bpf.c); a task with none opens one. On big/little
+ * machines a performance-critical task first tries the big cores, others
+ * the little ones.
  */
 
 static __always_inline bool claim_cpu(s32 cpu)
@@ -63,19 +68,46 @@ static s32 pick_idle_cpu(struct task_struct *p, struct task_ctx *tc, s32 prev_cp
 	bool want_steady = pol_wants_steady(tc->st.lat_cri, READ_ONCE(sys.avg_lat_cri));
 	struct bpf_cpumask *tmp, *llc, *steady;
 	s32 cpu, this = bpf_get_smp_processor_id();
+	const struct cpumask *allowed;
 
 	*is_idle = false;
 	tc->warm_wait = 0;
+	/*
+	 * A pinned task runs where it must, usable or not: its CPU is not
+	 * opened for it, or the per-CPU kworkers that wake everywhere would
+	 * keep every CPU in the overflow set.
+	 */
 	if (is_pinned(p) || p->migration_disabled) {
 		*is_idle = claim_cpu(prev_cpu);
 		return prev_cpu;
 	}
 
 	tmp = cpu_tmp_mask(this);
+	allowed = pw_allowed(p, cpu_tmp2_mask(this), prev_cpu);
+	if (!bpf_cpumask_test_cpu(prev_cpu, allowed)) {
+		/* prev left the usable set: start from a usable CPU, in prev's LLC if possible */
+		u32 alt = LAVD_MAX_CPUS;
+
+		llc = llc_mask(cpu_to_llc(prev_cpu));
+		if (tmp && llc) {
+			bpf_cpumask_and(tmp, (const struct cpumask *)llc, allowed);
+			alt = bpf_cpumask_any_distribute((const struct cpumask *)tmp);
+		}
+		if (alt >= nr_cpu_ids_cfg)
+			alt = bpf_cpumask_any_distribute(allowed);
+		if (alt < nr_cpu_ids_cfg)
+			prev_cpu = alt;
+	}
+	cpu = pw_pick_by_type(tc, allowed, tmp, prev_cpu);
+	if (cpu >= 0) {
+		*is_idle = true;
+		return cpu;
+	}
+
 	llc = llc_mask(cpu_to_llc(prev_cpu));
 	steady = steady_mask();
 	if (want_steady && tmp && llc && steady) {
-		bpf_cpumask_and(tmp, (const struct cpumask *)llc, p->cpus_ptr);
+		bpf_cpumask_and(tmp, (const struct cpumask *)llc, allowed);
 		bpf_cpumask_and(tmp, (const struct cpumask *)tmp, (const struct cpumask *)steady);
 		if (bpf_cpumask_test_cpu(prev_cpu, (const struct cpumask *)tmp) &&
 		    claim_cpu(prev_cpu)) {
@@ -95,7 +127,7 @@ static s32 pick_idle_cpu(struct task_struct *p, struct task_ctx *tc, s32 prev_cp
 	}
 
 	if (tmp && llc) {
-		bpf_cpumask_and(tmp, (const struct cpumask *)llc, p->cpus_ptr);
+		bpf_cpumask_and(tmp, (const struct cpumask *)llc, allowed);
 		if (smt_on) {
 			cpu = scx_bpf_pick_idle_cpu((const struct cpumask *)tmp, SCX_PICK_IDLE_CORE);
 			if (cpu >= 0) {
@@ -122,13 +154,13 @@ static s32 pick_idle_cpu(struct task_struct *p, struct task_ctx *tc, s32 prev_cp
 	}
 
 	if (smt_on) {
-		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, SCX_PICK_IDLE_CORE);
+		cpu = scx_bpf_pick_idle_cpu(allowed, SCX_PICK_IDLE_CORE);
 		if (cpu >= 0) {
 			*is_idle = true;
 			return cpu;
 		}
 	}
-	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	cpu = scx_bpf_pick_idle_cpu(allowed, 0);
 	if (cpu >= 0) {
 		*is_idle = true;
 		return cpu;
@@ -157,6 +189,12 @@ static __always_inline bool kick_idle_in_llc(struct task_struct *p, s32 llc_id)
 	if (!tmp || !llc)
 		return false;
 	bpf_cpumask_and(tmp, (const struct cpumask *)llc, p->cpus_ptr);
+	if (READ_ONCE(compacting)) {
+		struct bpf_cpumask *u = pw_mask(PW_MASK_USABLE);
+
+		if (u)
+			bpf_cpumask_and(tmp, (const struct cpumask *)tmp, (const struct cpumask *)u);
+	}
 	cpu = scx_bpf_pick_idle_cpu((const struct cpumask *)tmp, 0);
 	if (cpu < 0)
 		return false;

@@ -23,13 +23,14 @@
  *   lock.bpf.c      futex lock holders
  *   dsq.bpf.c       select_cpu, enqueue, dispatch: one queue per LLC
  *   sys_stat.bpf.c  the 10 ms statistics timer
+ *   power.bpf.c     core compaction, power modes, big/little, cpufreq
  * It is a single translation unit because bpftool cannot link objects that
  * repeat kfunc declarations.
  *
- * Not built yet (see README): core compaction and power modes, cpufreq,
- * cgroup bandwidth.
+ * Not built yet (see README): cgroup bandwidth.
  */
 #include "lavd.bpf.h"
+#include "power.bpf.c"
 #include "task.bpf.c"
 #include "idle.bpf.c"
 #include "preempt.bpf.c"
@@ -107,6 +108,14 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(lavd_init)
 		m = bpf_kptr_xchg(&v->tmp, m);
 		if (m)
 			bpf_cpumask_release(m);
+		m = bpf_cpumask_create();
+		if (!m) {
+			scx_bpf_error("no memory for CPU mask");
+			return -12;
+		}
+		m = bpf_kptr_xchg(&v->tmp2, m);
+		if (m)
+			bpf_cpumask_release(m);
 
 		if (!cpu_is_known(cpu))
 			continue;
@@ -123,6 +132,9 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(lavd_init)
 			llc_dom(llc)->nr_cpus++;
 	}
 
+	err = pw_init();
+	if (err)
+		return err;
 	return start_stat_timer();
 }
 

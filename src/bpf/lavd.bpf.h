@@ -33,12 +33,15 @@ struct task_ctx {
 	s64 enq_ahead_ns;	/* vdeadline - logical_clk at the last enqueue */
 	u32 nr_enq;		/* enqueues since it last ran */
 	u8 enq_via;		/* enum lavd_via of the last enqueue */
+	u8 queued_affn;		/* counted in nr_queued_affn (power.bpf.c) */
+	u32 perf_cri;		/* performance criticality (pol_perf_cri), at the last run */
 	struct pol_warmth warm;
 };
 
 /* Scratch and per-LLC cpumasks live in maps (kptrs cannot be plain globals). */
 struct cpu_mask_val {
 	struct bpf_cpumask __kptr *tmp;
+	struct bpf_cpumask __kptr *tmp2;	/* a task's usable CPUs (pw_allowed) */
 };
 struct llc_mask_val {
 	struct bpf_cpumask __kptr *mask;
@@ -108,6 +111,7 @@ struct lavd_stats stats;
 u64 logical_clk = POL_DL_COMPETE_WINDOW_NS;
 u64 nr_tasks;
 u64 last_timer_ns;
+u64 tick_ns_est;	/* the tick period, pol_tick_learn; 0 until two ticks were seen */
 
 struct lavd_exit_info uei;
 char uei_dump[LAVD_EXIT_DUMP_LEN];
@@ -195,6 +199,26 @@ static __always_inline struct bpf_cpumask *cpu_tmp_mask(s32 cpu)
 	struct cpu_mask_val *v = bpf_map_lookup_elem(&cpu_masks, &key);
 
 	return v ? v->tmp : NULL;
+}
+
+static __always_inline struct bpf_cpumask *cpu_tmp2_mask(s32 cpu)
+{
+	u32 key = cpu;
+	struct cpu_mask_val *v = bpf_map_lookup_elem(&cpu_masks, &key);
+
+	return v ? v->tmp2 : NULL;
+}
+
+static __always_inline bool cpu_runs_idle_task(s32 cpu)
+{
+	struct task_struct *curr;
+	bool idle;
+
+	bpf_rcu_read_lock();
+	curr = scx_bpf_cpu_curr(cpu);
+	idle = curr && curr->pid == 0;
+	bpf_rcu_read_unlock();
+	return idle;
 }
 
 static __always_inline bool is_pinned(const struct task_struct *p)

@@ -3,11 +3,12 @@
  * preempt.bpf.c - making room for a waking critical task.
  *
  * Called after a task was queued without an idle CPU. Candidates are the
- * task's previous CPU and two random CPUs of its LLC (power of two choices:
- * cheap and close to the best); the victim is chosen by the policy
- * (src/policy/pol_preempt.h). By default the victim's running task gets a
- * 1 ns slice, so it yields at its next scheduling point (tick or syscall)
- * without an IPI; --preempt-kick sends SCX_KICK_PREEMPT instead.
+ * task's previous CPU and the next CPUs of its LLC, POL_PREEMPT_CANDS in
+ * all; the victim is chosen by the policy
+ * (src/policy/pol_preempt.h). The victim's running task gets a 1 ns slice,
+ * so it yields at its next scheduling point (tick or syscall) without an
+ * IPI, when that tick is near (pol_preempt_needs_ipi); otherwise, or always
+ * with --preempt-kick, the victim gets SCX_KICK_PREEMPT.
  */
 
 static __always_inline bool read_run(s32 cpu, struct pol_cpu_run *r)
@@ -31,6 +32,7 @@ static void try_preempt(struct task_struct *p, struct task_ctx *tc, s32 prev_cpu
 	struct cpu_ctx *vc, *cc;
 	u64 now, new_stop;
 	s32 best = -1, cand;
+	u32 seen = 0;
 	int i;
 
 	if (!pol_should_preempt(tc->st.lat_cri, READ_ONCE(sys.thr_lat_cri), tc->greedy, &cfg))
@@ -44,16 +46,15 @@ static void try_preempt(struct task_struct *p, struct task_ctx *tc, s32 prev_cpu
 		return;
 	bpf_cpumask_and(tmp, (const struct cpumask *)llc, p->cpus_ptr);
 
-	for (i = 0; i < 3; i++) {
-		if (i == 0) {
-			cand = prev_cpu;
-			if (!bpf_cpumask_test_cpu(cand, (const struct cpumask *)tmp))
-				continue;
-		} else {
-			cand = bpf_cpumask_any_distribute((const struct cpumask *)tmp);
-			if (cand >= nr_cpu_ids_cfg || cand == best)
-				continue;
-		}
+	bpf_for(i, 0, LAVD_MAX_CPUS) {
+		if (i >= nr_cpu_ids_cfg || seen >= POL_PREEMPT_CANDS)
+			break;
+		cand = prev_cpu + i;
+		if (cand >= nr_cpu_ids_cfg)
+			cand -= nr_cpu_ids_cfg;
+		if (!bpf_cpumask_test_cpu(cand, (const struct cpumask *)tmp))
+			continue;
+		seen++;
 		if (!read_run(cand, &r))
 			continue;
 		if (!pol_can_preempt(&r, tc->st.lat_cri, new_stop, now, slice_min_ns))
@@ -70,8 +71,14 @@ static void try_preempt(struct task_struct *p, struct task_ctx *tc, s32 prev_cpu
 	if (!vc || !__sync_bool_compare_and_swap(&vc->run_flags, best_run.flags,
 						 best_run.flags | POL_RUN_CLAIMED))
 		return;
-	if (preempt_kick) {
+	cc = get_cpu_ctx(bpf_get_smp_processor_id());
+	if (preempt_kick ||
+	    pol_preempt_needs_ipi(pol_tick_wait(now, READ_ONCE(vc->last_tick_ns),
+						READ_ONCE(tick_ns_est)),
+				  POL_PREEMPT_TICK_WAIT_NS)) {
 		scx_bpf_kick_cpu(best, SCX_KICK_PREEMPT);
+		if (cc)
+			cc->tot_preempt_ipi++;
 	} else {
 		bpf_rcu_read_lock();
 		curr = scx_bpf_cpu_curr(best);
@@ -80,7 +87,6 @@ static void try_preempt(struct task_struct *p, struct task_ctx *tc, s32 prev_cpu
 			lavd_set_slice(curr, 1);
 		bpf_rcu_read_unlock();
 	}
-	cc = get_cpu_ctx(bpf_get_smp_processor_id());
 	if (cc)
 		cc->tot_preempt++;
 }

@@ -45,18 +45,6 @@ __noinline int lavd_revoke_boost(s32 cpu, int llc_waiting)
 	return 1;
 }
 
-static __always_inline bool cpu_runs_idle_task(s32 cpu)
-{
-	struct task_struct *curr;
-	bool idle;
-
-	bpf_rcu_read_lock();
-	curr = scx_bpf_cpu_curr(cpu);
-	idle = curr && curr->pid == 0;
-	bpf_rcu_read_unlock();
-	return idle;
-}
-
 extern struct kernel_cpustat kernel_cpustat __ksym __weak;
 
 /*
@@ -168,6 +156,7 @@ __noinline int lavd_collect_cpus(void)
 		}
 		t->nr_turb_place += cc->tot_turb_place;
 		t->nr_warm_wait += cc->tot_warm_wait;
+		pw_collect_cpu(cc, cpu, x->interval_ns);
 		x->busy_ns += cc->busy_ns;
 		x->nr_sched += cc->nr_sched;
 		x->sum_lat_cri += cc->sum_lat_cri;
@@ -187,12 +176,18 @@ __noinline int lavd_collect_cpus(void)
 		t->nr_sched += cc->tot_sched;
 		t->nr_sched_lat_cri += cc->tot_lat_cri;
 		t->nr_preempt += cc->tot_preempt;
+		t->nr_preempt_ipi += cc->tot_preempt_ipi;
+		t->nr_irq_wake += cc->tot_irq_wake;
+		t->nr_softirq_wake += cc->tot_softirq_wake;
 		t->nr_xllc_steal += cc->tot_xllc_steal;
 		t->nr_plan_steal += cc->tot_plan_steal;
 		t->nr_direct += cc->tot_direct;
 		t->nr_revoke += cc->tot_revoke;
 		t->nr_lock_boost += cc->tot_lock_boost;
 		t->nr_lock_acquire += cc->tot_lock_acquire;
+		t->nr_sched_big += cc->tot_sched_big;
+		t->nr_sched_perf_cri += cc->tot_sched_perf_cri;
+		t->nr_cpuperf_set += cc->tot_cpuperf_set;
 
 		/*
 		 * Tasks pinned to this CPU wait in its local queue, which only
@@ -216,6 +211,11 @@ __noinline int lavd_fold_stats(void)
 	stats.nr_sched = t->nr_sched;
 	stats.nr_sched_lat_cri = t->nr_sched_lat_cri;
 	stats.nr_preempt = t->nr_preempt;
+	stats.nr_preempt_ipi = t->nr_preempt_ipi;
+	stats.nr_irq_wake = t->nr_irq_wake;
+	stats.nr_softirq_wake = t->nr_softirq_wake;
+	stats.irq_by_count = pc_readable() && READ_ONCE(pc_ticks) >= LAVD_PC_TICKS_MIN &&
+			     pol_hardirq_mask(READ_ONCE(pc_tick_and));
 	stats.nr_xllc_steal = t->nr_xllc_steal;
 	stats.nr_plan_steal = t->nr_plan_steal;
 	stats.nr_direct = t->nr_direct;
@@ -238,6 +238,19 @@ __noinline int lavd_fold_stats(void)
 	stats.nr_active = sys.nr_active;
 	stats.logical_clk = READ_ONCE(logical_clk);
 	stats.nr_tasks = nr_tasks;
+	stats.power_mode = pm_mode;
+	stats.nr_overflow = pm_nr_overflow;
+	stats.pco_state = pm_state;
+	stats.use_cap = pm_use_cap;
+	stats.req_cap = pm_req_cap;
+	stats.mode_ms[0] = pm_mode_ns[0] / POL_NSEC_PER_MSEC;
+	stats.mode_ms[1] = pm_mode_ns[1] / POL_NSEC_PER_MSEC;
+	stats.mode_ms[2] = pm_mode_ns[2] / POL_NSEC_PER_MSEC;
+	stats.nr_mode_switch = pm_nr_switch;
+	stats.nr_sched_big = t->nr_sched_big;
+	stats.nr_sched_perf_cri = t->nr_sched_perf_cri;
+	stats.thr_perf_cri = thr_perf_cri;
+	stats.nr_cpuperf_set = t->nr_cpuperf_set;
 	return 0;
 }
 
@@ -267,7 +280,12 @@ static void update_sys_stat(void)
 		if (n > 0)
 			cur_sample.nr_queued += n;
 	}
+	cur_use_cap = 0;
+	cur_perf_sum = cur_perf_n = cur_perf_min = cur_perf_max = 0;
 	lavd_collect_cpus();
+	lavd_update_power(cur_sample.interval_ns, cur_tot.cur_max_wait_ns);
+	/* The slice shares the latency budget among the CPUs in use. */
+	cur_sample.nr_active = pm_nr_active + pm_nr_overflow;
 	if (nr_llcs > 1)
 		pol_plan_balance(llc_doms, nr_llcs, llc_plan, &llc_bal_sum);
 	lavd_fold_stats();

@@ -5,6 +5,61 @@
  * task. Included by lavd.bpf.c (one translation unit).
  */
 
+/*
+ * This CPU's preempt count (x86: the per-CPU __preempt_count, an int up to
+ * 7.2, an unsigned long from 7.3; the interrupt counts are in its low 32
+ * bits either way, and x86 is little endian, so the first 4 bytes are read).
+ * Where its hardirq bits are is learnt from the ticks (pol_hardirq_mask).
+ */
+extern const int __preempt_count __ksym __weak;
+
+#define LAVD_SOFTIRQ_OFFSET	0x00000100U	/* serving a softirq, both layouts */
+#define LAVD_PC_TICKS_MIN	8		/* ticks seen before the mask is trusted */
+
+u32 pc_tick_and = ~0U;	/* AND of the counts seen at ticks */
+u32 pc_ticks;		/* ... how many, up to LAVD_PC_TICKS_MIN */
+
+static __always_inline bool pc_readable(void)
+{
+	return bpf_ksym_exists(&__preempt_count);
+}
+
+static __always_inline u32 read_pc(void)
+{
+	const u32 *pc = bpf_this_cpu_ptr(&__preempt_count);
+
+	return *pc;
+}
+
+/* At ops.tick: we run in the tick's interrupt. */
+static __always_inline void pc_learn_at_tick(void)
+{
+	if (!pc_readable())
+		return;
+	__sync_fetch_and_and(&pc_tick_and, read_pc());
+	if (READ_ONCE(pc_ticks) < LAVD_PC_TICKS_MIN)
+		__sync_fetch_and_add(&pc_ticks, 1);
+}
+
+enum wake_src { WAKE_SRC_TASK, WAKE_SRC_SOFTIRQ, WAKE_SRC_HARDIRQ, WAKE_SRC_UNKNOWN };
+
+static __always_inline int wake_src(void)
+{
+	u32 cnt, hardirq;
+
+	if (!pc_readable() || READ_ONCE(pc_ticks) < LAVD_PC_TICKS_MIN)
+		return WAKE_SRC_UNKNOWN;
+	hardirq = pol_hardirq_mask(READ_ONCE(pc_tick_and));
+	if (!hardirq)
+		return WAKE_SRC_UNKNOWN;
+	cnt = read_pc();
+	if (cnt & hardirq)
+		return WAKE_SRC_HARDIRQ;
+	if (cnt & LAVD_SOFTIRQ_OFFSET)
+		return WAKE_SRC_SOFTIRQ;
+	return WAKE_SRC_TASK;
+}
+
 static __always_inline bool is_kthread(const struct task_struct *p)
 {
 	return p->flags & 0x00200000; /* PF_KTHREAD */
@@ -96,6 +151,10 @@ static __always_inline void unaccount_queued(struct task_ctx *tc)
 {
 	struct pol_domain *d;
 
+	if (tc->queued_affn) {
+		tc->queued_affn = 0;
+		__sync_fetch_and_sub(&nr_queued_affn, 1);
+	}
 	if (!tc->queued_wgt)
 		return;
 	d = llc_dom(tc->queued_llc);
@@ -111,6 +170,7 @@ void BPF_STRUCT_OPS(lavd_runnable, struct task_struct *p, u64 enq_flags)
 	struct task_struct *waker;
 	struct task_ctx *tc, *wc;
 	u64 now = lavd_now();
+	int src;
 
 	tc = get_task_ctx(p);
 	if (!tc)
@@ -122,17 +182,30 @@ void BPF_STRUCT_OPS(lavd_runnable, struct task_struct *p, u64 enq_flags)
 		return;
 	/*
 	 * The current task is the waker, unless the wakeup comes from an
-	 * interrupt. We cannot read the preempt count portably across our
-	 * kernels, so interrupt wakeups are recognised by their usual
-	 * signature: the idle task or ksoftirqd is current.
+	 * interrupt, which the preempt count tells. Without it (a kernel that
+	 * does not export __preempt_count) interrupt wakeups are recognised by
+	 * their usual signature, the idle task or ksoftirqd being current: that
+	 * misses every timer or device wakeup that lands while a task runs, and
+	 * under CPU hogs cyclictest's timer wakeups then looked like wakeups by
+	 * the hog. (A wakeup queued to an idle or remote CPU, TTWU_QUEUE, is
+	 * run from the IPI there and counts as an interrupt wakeup either way.)
 	 */
 	waker = bpf_get_current_task_btf();
-	if (waker->pid == 0) {
+	src = wake_src();
+	if (src == WAKE_SRC_HARDIRQ || (src == WAKE_SRC_UNKNOWN && waker->pid == 0)) {
+		struct cpu_ctx *cc = get_cpu_ctx(bpf_get_smp_processor_id());
+
 		tc->ctx |= POL_CTX_HARDIRQ_WAKER;
+		if (cc)
+			cc->tot_irq_wake++;
 		return;
 	}
-	if (is_ksoftirqd(waker)) {
+	if (src == WAKE_SRC_SOFTIRQ || is_ksoftirqd(waker)) {
+		struct cpu_ctx *cc = get_cpu_ctx(bpf_get_smp_processor_id());
+
 		tc->ctx |= POL_CTX_SOFTIRQ_WAKER;
+		if (cc)
+			cc->tot_softirq_wake++;
 		return;
 	}
 	if (waker->prio < 100) /* MAX_RT_PRIO: RT and DL tasks */
@@ -216,6 +289,7 @@ void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
 		cc->tot_lat_cri++;
 	}
 	cc->sum_svc_wgt_ns += tc->st.svc_wgt_ns;
+	pw_on_running(p, tc, cc, cpu);
 	if (cc->turbulent && pol_wants_steady(tc->st.lat_cri, READ_ONCE(sys.avg_lat_cri)))
 		cc->tot_turb_place++;
 }
@@ -224,9 +298,18 @@ void BPF_STRUCT_OPS(lavd_tick, struct task_struct *p)
 {
 	s32 cpu = scx_bpf_task_cpu(p);
 	struct task_ctx *tc = get_task_ctx(p);
+	struct cpu_ctx *cc = get_cpu_ctx(cpu);
+	u64 now = lavd_now();
 
+	pc_learn_at_tick();
+	if (cc) {
+		if (cc->last_tick_ns)
+			WRITE_ONCE(tick_ns_est, pol_tick_learn(READ_ONCE(tick_ns_est),
+							       pol_sub_sat(now, cc->last_tick_ns)));
+		WRITE_ONCE(cc->last_tick_ns, now);
+	}
 	if (tc)
-		task_account(p, tc, get_cpu_ctx(cpu), cpu);
+		task_account(p, tc, cc, cpu);
 }
 
 void BPF_STRUCT_OPS(lavd_stopping, struct task_struct *p, bool runnable)

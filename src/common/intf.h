@@ -48,7 +48,11 @@ struct lavd_stats {
 	unsigned long long seq;			/* timer rounds */
 	unsigned long long nr_sched;		/* tasks started running, total */
 	unsigned long long nr_sched_lat_cri;	/* ... with criticality >= the average */
-	unsigned long long nr_preempt;		/* slices shortened by preemption */
+	unsigned long long nr_preempt;		/* victims preempted */
+	unsigned long long nr_preempt_ipi;	/* ... of them with an IPI (tick too far) */
+	unsigned long long nr_irq_wake;		/* wakeups from interrupt handlers */
+	unsigned long long nr_softirq_wake;	/* ... from softirqs (or ksoftirqd) */
+	unsigned long long irq_by_count;	/* 1: told by the preempt count, 0: by the idle signature */
 	unsigned long long nr_xllc_steal;	/* tasks pulled from another LLC */
 	unsigned long long nr_plan_steal;	/* ... of them by the balance plan */
 	unsigned long long nr_direct;		/* inserted straight to an idle CPU */
@@ -70,6 +74,18 @@ struct lavd_stats {
 	unsigned long long nr_active;		/* CPUs in use */
 	unsigned long long logical_clk;
 	unsigned long long nr_tasks;		/* tasks we hold context for */
+	/* power (pol_power.h) */
+	unsigned long long power_mode;		/* enum pol_power_mode in force */
+	unsigned long long nr_overflow;		/* CPUs outside the active set used for their own work */
+	unsigned long long pco_state;		/* PCO table row compacted along */
+	unsigned long long use_cap;		/* capacity in use, 1024 = one fastest CPU */
+	unsigned long long req_cap;		/* ... with headroom: what the active set must carry */
+	unsigned long long mode_ms[3];		/* time spent in each power mode since load */
+	unsigned long long nr_mode_switch;	/* power mode changes */
+	unsigned long long nr_sched_big;	/* tasks started on big cores (big/little only) */
+	unsigned long long nr_sched_perf_cri;	/* ... started while performance-critical */
+	unsigned long long thr_perf_cri;
+	unsigned long long nr_cpuperf_set;	/* cpufreq target changes */
 };
 
 /* Per-CPU context; read by other CPUs (statistics timer, victim search). */
@@ -93,6 +109,9 @@ struct cpu_ctx {
 	u64 tot_sched;
 	u64 tot_lat_cri;
 	u64 tot_preempt;
+	u64 tot_preempt_ipi;
+	u64 tot_irq_wake;
+	u64 tot_softirq_wake;
 	u64 tot_xllc_steal;
 	u64 tot_plan_steal;	/* pulls by the balance plan (pol_plan_balance) */
 	u64 tot_direct;
@@ -116,6 +135,20 @@ struct cpu_ctx {
 	u8 turbulent;
 	struct lavd_wait_rec max_wait;	/* longest wait seen on this CPU, since load */
 	u64 cur_max_wait_ns;	/* ... since the last timer round */
+	u64 last_tick_ns;	/* when ops.tick last ran here (pol_tick_wait) */
+	/* power: utilisation, the compaction sets, cpufreq, perf criticality */
+	u64 util_cur;		/* busy share of the last interval, 0..1024 */
+	u64 util_avg;		/* pol_ewma_asym of util_cur */
+	u32 cpuperf_cur;	/* last cpufreq target set, 0 = never */
+	u8 active;		/* in the active set */
+	u8 overflow;		/* in the overflow set */
+	u32 ovf_rounds;		/* pol_overflow_keep's count */
+	u64 sum_perf_cri;	/* of tasks started this interval */
+	u64 min_perf_cri;	/* ... 0 = none yet */
+	u64 max_perf_cri;
+	u64 tot_sched_big;
+	u64 tot_sched_perf_cri;
+	u64 tot_cpuperf_set;
 };
 
 /*

@@ -18,6 +18,8 @@ enum {
 	OPT_SLICE_MAX = 256, OPT_SLICE_MIN, OPT_PREEMPT_SHIFT, OPT_STATS, OPT_PARTIAL,
 	OPT_NO_SLICE_BOOST, OPT_NO_PREEMPTION, OPT_NO_WAKE_SYNC, OPT_NO_FUTEX_BOOST,
 	OPT_RUN_SECS, OPT_MONITOR, OPT_PREEMPT_KICK, OPT_WARM_CPU,
+	OPT_AUTOPILOT, OPT_AUTOPOWER, OPT_PERFORMANCE, OPT_BALANCED, OPT_POWERSAVE,
+	OPT_NO_CORE_COMPACTION, OPT_NO_USE_EM, OPT_NO_FREQ_SCALING, OPT_CPU_PREF_ORDER,
 	/* accepted for compatibility, not implemented yet */
 	OPT_IGN_FLAG, OPT_IGN_VAL, OPT_IGN_PCT, OPT_IGN_US, OPT_IGN_OPTVAL,
 };
@@ -38,15 +40,16 @@ static const struct option long_opts[] = {
 	{ "verbose",		no_argument,	   0, 'v' },
 	{ "version",		no_argument,	   0, 'V' },
 	{ "help",		no_argument,	   0, 'h' },
+	{ "autopilot",		no_argument,	   0, OPT_AUTOPILOT },
+	{ "autopower",		no_argument,	   0, OPT_AUTOPOWER },
+	{ "performance",	no_argument,	   0, OPT_PERFORMANCE },
+	{ "balanced",		no_argument,	   0, OPT_BALANCED },
+	{ "powersave",		no_argument,	   0, OPT_POWERSAVE },
+	{ "no-core-compaction",	no_argument,	   0, OPT_NO_CORE_COMPACTION },
+	{ "no-use-em",		no_argument,	   0, OPT_NO_USE_EM },
+	{ "no-freq-scaling",	no_argument,	   0, OPT_NO_FREQ_SCALING },
+	{ "cpu-pref-order",	required_argument, 0, OPT_CPU_PREF_ORDER },
 	/* upstream options for mechanisms not built yet */
-	{ "autopilot",		no_argument,	   0, OPT_IGN_FLAG },
-	{ "autopower",		no_argument,	   0, OPT_IGN_FLAG },
-	{ "performance",	no_argument,	   0, OPT_IGN_FLAG },
-	{ "balanced",		no_argument,	   0, OPT_IGN_FLAG },
-	{ "powersave",		no_argument,	   0, OPT_IGN_FLAG },
-	{ "no-core-compaction",	no_argument,	   0, OPT_IGN_FLAG },
-	{ "no-use-em",		no_argument,	   0, OPT_IGN_FLAG },
-	{ "no-freq-scaling",	no_argument,	   0, OPT_IGN_FLAG },
 	{ "no-fast-lb",		no_argument,	   0, OPT_IGN_FLAG },
 	{ "per-cpu-dsq",	no_argument,	   0, OPT_IGN_FLAG },
 	{ "enable-cpu-bw",	no_argument,	   0, OPT_IGN_FLAG },
@@ -56,7 +59,6 @@ static const struct option long_opts[] = {
 	{ "mig-delta-pct",	required_argument, 0, OPT_IGN_PCT },
 	{ "lb-low-util-pct",	required_argument, 0, OPT_IGN_PCT },
 	{ "lb-local-dsq-util-pct", required_argument, 0, OPT_IGN_PCT },
-	{ "cpu-pref-order",	required_argument, 0, OPT_IGN_VAL },
 	{ "log-level",		required_argument, 0, OPT_IGN_VAL },
 	{ "virt-llc",		optional_argument, 0, OPT_IGN_OPTVAL },
 	{ 0, 0, 0, 0 }
@@ -82,16 +84,27 @@ static void usage(FILE *f, const char *prog)
 "  --preempt-kick         preempt with an IPI (SCX_KICK_PREEMPT) instead of\n"
 "                         shortening the victim's slice (for comparison)\n"
 "  --run-secs N           unload after N seconds (for tests and demos)\n"
+"\n"
+"Power (at most one of the first five; default --autopilot):\n"
+"  --autopilot            pick the power mode from the load every 10 ms\n"
+"  --autopower            follow the system's power profile (cpufreq\n"
+"                         energy_performance_preference or governor)\n"
+"  --performance          use every CPU (no core compaction)\n"
+"  --balanced             compact work onto the CPUs the load needs\n"
+"  --powersave            compact along the power-saving CPU order\n"
+"  --no-core-compaction   use every CPU whatever the mode\n"
+"  --no-use-em            ignore the kernel's energy model\n"
+"  --no-freq-scaling      always ask cpufreq for the maximum performance\n"
+"  --cpu-pref-order LIST  accepted like upstream, which ignores it too (it\n"
+"                         only implies --no-use-em)\n"
 "  -v, --verbose          more output (libbpf messages, exit dumps)\n"
 "  -V, --version          print the version and exit\n"
 "  -h, --help             this help\n"
 "\n"
 "Accepted for compatibility with upstream scx_lavd but not implemented yet\n"
-"(a note is printed): --autopilot --autopower --performance --balanced\n"
-"--powersave --no-core-compaction --no-use-em --no-freq-scaling --no-fast-lb\n"
-"--per-cpu-dsq --enable-cpu-bw --pinned-slice-us\n"
-"--lat-load-target-pct --mig-delta-pct --lb-low-util-pct\n"
-"--lb-local-dsq-util-pct --cpu-pref-order --log-level --virt-llc\n",
+"(a note is printed): --no-fast-lb --per-cpu-dsq --enable-cpu-bw\n"
+"--pinned-slice-us --lat-load-target-pct --mig-delta-pct --lb-low-util-pct\n"
+"--lb-local-dsq-util-pct --log-level --virt-llc\n",
 		prog);
 }
 
@@ -182,6 +195,40 @@ int opts_parse(struct opts *o, int argc, char **argv)
 			if (parse_u64(name, optarg, 0, 100000, &o->warm_cpu_us))
 				return -1;
 			break;
+		case OPT_AUTOPILOT:
+		case OPT_AUTOPOWER:
+		case OPT_PERFORMANCE:
+		case OPT_BALANCED:
+		case OPT_POWERSAVE: {
+			enum opts_power pm = OPTS_PM_AUTOPILOT + (c - OPT_AUTOPILOT);
+
+			if (o->power_given && o->power != pm) {
+				fprintf(stderr, "scx_lavd: --%s conflicts with an earlier power mode option: "
+					"give one of --autopilot --autopower --performance --balanced --powersave\n",
+					name);
+				return -1;
+			}
+			o->power = pm;
+			o->power_given = true;
+			break;
+		}
+		case OPT_NO_CORE_COMPACTION: o->no_core_compaction = true; break;
+		case OPT_NO_USE_EM: o->no_use_em = true; break;
+		case OPT_NO_FREQ_SCALING: o->no_freq_scaling = true; break;
+		case OPT_CPU_PREF_ORDER: {
+			/* Validated as a CPU list ("0-3,8"), like upstream documents it. */
+			const char *q = optarg;
+
+			if (!*q || strspn(q, "0123456789,-") != strlen(q) || *q == ',' || *q == '-') {
+				fprintf(stderr, "scx_lavd: --cpu-pref-order: '%s' is not a CPU list (e.g. 0-3,8)\n",
+					optarg);
+				return -1;
+			}
+			fprintf(stderr, "scx_lavd: note: --cpu-pref-order only implies --no-use-em "
+				"(upstream ignores the list too)\n");
+			o->no_use_em = true;
+			break;
+		}
 		case 'v': o->verbose = true; break;
 		case 'V':
 			printf("scx_lavd %s (C)\n", LAVD_VERSION);
@@ -218,6 +265,13 @@ int opts_parse(struct opts *o, int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "scx_lavd: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return -1;
+	}
+	if (o->no_core_compaction && o->power_given &&
+	    (o->power == OPTS_PM_BALANCED || o->power == OPTS_PM_POWERSAVE)) {
+		/* Upstream lets the mode silently undo the option (observation O4). */
+		fprintf(stderr, "scx_lavd: --no-core-compaction conflicts with --%s, which compacts\n",
+			o->power == OPTS_PM_BALANCED ? "balanced" : "powersave");
 		return -1;
 	}
 	if (o->preempt_kick && o->no_preemption) {

@@ -20,6 +20,18 @@ struct opts {
 	bool preempt_kick;
 	uint64_t warm_cpu_us;		/* --warm-cpu-us, 0 = off */		/* ours: preempt with an IPI instead of a shorter slice */
 	int run_secs;			/* --run-secs (ours, for tests): exit after N s */
+	/* power: which mode, and how it is chosen */
+	enum opts_power {
+		OPTS_PM_AUTOPILOT,	/* from the load, every 10 ms (default) */
+		OPTS_PM_AUTOPOWER,	/* follow the system's power profile */
+		OPTS_PM_PERFORMANCE,
+		OPTS_PM_BALANCED,
+		OPTS_PM_POWERSAVE,
+	} power;
+	bool power_given;		/* one of the five flags was given */
+	bool no_core_compaction;
+	bool no_use_em;
+	bool no_freq_scaling;
 };
 
 /*

@@ -195,6 +195,29 @@ POL_FN u64 pol_ctx_boost(u32 ctx)
 }
 
 /*
+ * The hardirq bits of the preempt count, learnt from the ticks. The layout
+ * differs between kernels (x86 7.2: the classic hardirq count at bit 16;
+ * 7.3, whose count is 64-bit: at bit 24, as read off its ticks in the VM),
+ * but ops.tick always runs in the tick's interrupt, so the lowest bit above
+ * the preempt and softirq bytes that every tick's count has set is the
+ * hardirq count's lowest bit; the count is 4 bits wide in both layouts.
+ * tick_and: AND of the low 32 bits of the counts seen at ticks. 0: unknown.
+ */
+#define POL_PC_LOW_BYTES	0xffffU	/* preempt and softirq counts */
+#define POL_PC_HARDIRQ_WIDTH	0xfU
+
+POL_FN u32 pol_hardirq_mask(u32 tick_and)
+{
+	u32 m = tick_and & ~POL_PC_LOW_BYTES;
+	u32 low = m & (~m + 1);
+
+	/* a hardirq count needs 4 bits: none that high is one */
+	if (!low || low > (1U << 28))
+		return 0;
+	return low * POL_PC_HARDIRQ_WIDTH;
+}
+
+/*
  * Latency criticality before inheritance:
  *   (log2x(wait_ft * wake_ft) + log2x(runtime_ft * weight_ft))^2
  * wait_ft, wake_ft = min(freq, 100k) + 1; runtime_ft counts 500 us steps

@@ -22,6 +22,7 @@ static const char *op_names[NR_DIFF_OPS] = {
 	"log2x", "mul_sat", "ewma", "ewma_asym", "freq", "lat_cri", "wake", "task_cycle",
 	"greedy", "deadline", "clock", "slice_target", "thr", "sys_update", "task_slice",
 	"stealee", "invr", "norm", "ctx_boost", "task_init", "preempt", "futex", "turbulence", "warmth", "plan",
+	"power", "perf",
 };
 
 static u64 rng = 0x9e3779b97f4a7c15ULL;
@@ -113,6 +114,10 @@ static void fill_case(struct diff_ctx *c, u32 op)
 		if (op == OP_PLAN && (next() & 7))
 			c->doms[i].nr_queued |= 1;
 	}
+	for (int i = 0; i < POL_CC_MAX_CPUS; i++)
+		c->caps.cap[i] = (next() & 3) ? 1 + next() % 1024 : val();
+	for (int i = 0; i < POL_PCO_MAX; i++)
+		c->bounds[i] = (i ? c->bounds[i - 1] : 0) + ((next() & 7) ? val() % 8192 : val());
 	if (op == OP_PLAN) {
 		c->in[0] %= 9;
 		c->in[1] %= 9;

@@ -14,7 +14,8 @@ enum diff_op {
 	OP_LOG2X, OP_MUL_SAT, OP_EWMA, OP_EWMA_ASYM, OP_FREQ, OP_LAT_CRI, OP_WAKE,
 	OP_TASK_CYCLE, OP_GREEDY, OP_DEADLINE, OP_CLOCK, OP_SLICE_TARGET, OP_THR,
 	OP_SYS_UPDATE, OP_TASK_SLICE, OP_STEALEE, OP_INVR, OP_NORM, OP_CTX_BOOST,
-	OP_TASK_INIT, OP_PREEMPT, OP_FUTEX, OP_TURBULENCE, OP_WARMTH, OP_PLAN,
+	OP_TASK_INIT, OP_PREEMPT, OP_FUTEX, OP_TURBULENCE, OP_WARMTH, OP_PLAN, OP_POWER,
+	OP_PERF,
 	NR_DIFF_OPS
 };
 
@@ -32,6 +33,8 @@ struct diff_ctx {
 	struct pol_domain doms[DIFF_NR_DOMS];
 	struct pol_dom_plan plans[DIFF_NR_DOMS];
 	struct pol_bal_sum bal_sum;
+	struct pol_order_caps caps;	/* capacities along a CPU order (pol_cc_nr_active) */
+	u64 bounds[POL_PCO_MAX];	/* PCO capacity bounds */
 };
 
 POL_FN void diff_exec(struct diff_ctx *c)
@@ -132,11 +135,15 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		out[1] = pol_victim_better(&a, &b);
 		out[2] = pol_should_preempt((u32)in[1], in[4], in[5] & 1, &c->cfg);
 		out[3] = pol_est_stop(in[0], in[1], in[2]);
+		out[4] = pol_tick_wait(in[0], in[3], in[5]);
+		out[5] = pol_preempt_needs_ipi(in[5], in[6]);
+		out[6] = pol_tick_learn(in[1], in[2]);
 		break;
 	}
 	case OP_FUTEX:
 		out[0] = pol_futex_classify(in[0], (s64)in[1]);
 		out[1] = pol_futex_classify(in[0] & 15, (s64)(in[1] & 3) - 1);
+		out[2] = pol_hardirq_mask((u32)in[2]);
 		break;
 	case OP_TURBULENCE:
 		out[0] = pol_lost_util(in[0], in[1], in[2], in[6]);
@@ -164,6 +171,36 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		pol_plan_charge(&c->plans[in[1] & (DIFF_NR_DOMS - 1)],
 				&c->plans[in[3] & (DIFF_NR_DOMS - 1)], in[4]);
 		break;
+	case OP_POWER: {
+		struct pol_pm_bounds b = pol_pm_bounds_noem((u32)in[2], in[3], in[0] & 1);
+
+		out[0] = pol_cc_cpu_use(in[0], in[1], (u32)in[2]);
+		out[1] = pol_cc_req(in[3]);
+		out[2] = pol_cc_nr_active(&c->caps, (u32)(in[4] % 1100), in[5]);
+		out[3] = pol_pco_state((u32)(in[6] % 4), in[5], c->bounds, (u32)(in[7] % 13));
+		out[4] = b.low;
+		out[5] = b.high;
+		out[6] = pol_pm_bounds_em(c->bounds, (u32)(in[7] % 13)).high;
+		out[7] = pol_autopilot(in[3], b, (u32)(in[6] % 4));
+		break;
+	}
+	case OP_PERF: {
+		u32 rounds = (u32)(in[0] % 30);
+
+		out[0] = pol_perf_cri(&c->t1, in[0]);
+		out[1] = pol_thr_perf_cri((u32)in[1], in[2], in[3], in[4]);
+		out[2] = pol_cpuperf_target(in[5], in[6]);
+		out[3] = pol_overflow_keep(in[7] & 1, &rounds);
+		out[4] = rounds;
+		{
+			struct pol_cc_guard g = { (u32)in[1], (u32)(in[2] % 8) };
+
+			pol_cc_guard_update(&g, in[3], (u32)in[4], (u32)in[5]);
+			out[5] = g.floor;
+			out[6] = g.calm;
+		}
+		break;
+	}
 	default:
 		out[7] = POL_U64_MAX;
 		break;

@@ -45,10 +45,17 @@ for v in abc 0 -1 86401 nan inf ''; do
 done
 # Flags without a value given one.
 for f in partial no-slice-boost no-preemption no-wake-sync no-futex-boost preempt-kick \
-	verbose autopilot autopower performance balanced powersave no-core-compaction; do
+	verbose autopilot autopower performance balanced powersave no-core-compaction \
+	no-use-em no-freq-scaling; do
 	check "${f}_with_value" 2 'unknown option|does not take' --"$f"=1
 done
 check monitor_unimplemented 2 'not implemented' --monitor 1
+check power_two_modes 2 'conflicts with an earlier power mode' --performance --powersave
+check power_autopilot_autopower 2 'conflicts with an earlier power mode' --autopilot --autopower
+check power_nocc_powersave 2 'conflicts with --powersave' --powersave --no-core-compaction
+check power_nocc_balanced 2 'conflicts with --balanced' --no-core-compaction --balanced
+check cpu_pref_order_bad 2 'not a CPU list' --cpu-pref-order 'a-b'
+check cpu_pref_order_empty 2 'not a CPU list' --cpu-pref-order ''
 if [ ! -d /sys/kernel/sched_ext ]; then
 	if [ "$(id -u)" = 0 ]; then
 		check no_sched_ext 2 'no sched_ext' --run-secs 1

@@ -233,6 +233,41 @@ for s in lavd eevdf fifo vtime; do
 	fi
 done
 
+# core compaction (power.bpf.c): light load on fewer CPUs than EEVDF uses, at a bounded
+# latency cost (the latency guard); saturation uses them all; fixed modes do what they say
+jsys() { jobj "$1" system "$2"; }
+a=(--topo desktop --workload light --seed 1 --duration-ms 3000 --quiet)
+sim "${a[@]}" --sched lavd --json "$tmp/c1.json" && sim "${a[@]}" --sched eevdf --json "$tmp/c2.json" &&
+	sim "${a[@]}" --sched lavd --lavd-opt no-compaction --json "$tmp/c3.json"
+u1=$(jsys "$tmp/c1.json" cpus_used_mean); u2=$(jsys "$tmp/c2.json" cpus_used_mean)
+u3=$(jsys "$tmp/c3.json" cpus_used_mean); d1=$(jobj "$tmp/c1.json" all p99_ns)
+awk -v a="$u1" -v b="$u2" -v c="$u3" -v d="$d1" 'BEGIN{exit !(a < 0.9 * b && a < 0.9 * c && d < 2000000)}' &&
+	ok mech/compaction/light-fewer-cpus ||
+	bad mech/compaction/light-fewer-cpus "CPUs used $u1 (eevdf $u2, no-compaction $u3), delay p99 $d1 ns"
+a=(--topo desktop --workload batch --sched lavd --seed 1 --duration-ms 1000 --quiet)
+sim "${a[@]}" --json "$tmp/c4.json"
+w=$(jsys "$tmp/c4.json" work_cpus); act=$(jsys "$tmp/c4.json" lavd_active_cpus_avg)
+awk -v w="$w" -v x="$act" 'BEGIN{exit !(w >= 19.9 && x >= 31.5)}' && ok mech/compaction/batch-uses-all ||
+	bad mech/compaction/batch-uses-all "work $w CPUs, active $act"
+a=(--topo desktop --workload light --sched lavd --seed 1 --duration-ms 1000 --quiet)
+sim "${a[@]}" --lavd-opt performance --json "$tmp/c5.json" && sim "${a[@]}" --lavd-opt powersave --json "$tmp/c6.json"
+p5=$(awk '/"lavd_mode_share"/{f=1} f&&/"performance"/{sub(/.*: */,"");sub(/,$/,"");print;exit}' "$tmp/c5.json")
+a5=$(jsys "$tmp/c5.json" lavd_active_cpus_avg); a6=$(jsys "$tmp/c6.json" lavd_active_cpus_avg)
+awk -v p="$p5" -v a="$a5" -v b="$a6" 'BEGIN{exit !(p == 1 && a == 32 && b < 16)}' && ok mech/compaction/fixed-modes ||
+	bad mech/compaction/fixed-modes "performance share $p5 active $a5, powersave active $a6"
+for o in performance,powersave balanced,performance no-compaction,powersave no-compaction,balanced; do
+	sim --topo deck --workload game --sched lavd --seed 1 --duration-ms 10 --lavd-opt $o >/dev/null 2>&1
+	[ $? = 2 ] && ok cli/lavd-opt-conflict/$o || bad cli/lavd-opt-conflict/$o "exit not 2"
+done
+# big/little: performance-critical runs go to big cores, with every CPU usable
+sim --topo hybrid --workload game+compile --sched lavd --seed 1 --duration-ms 1000 --quiet --json "$tmp/c7.json"
+pc=$(jsys "$tmp/c7.json" lavd_sched_perf_cri); pb=$(jsys "$tmp/c7.json" lavd_sched_perf_cri_big)
+[ "${pc:-0}" -gt 0 ] && [ $((pb * 10)) -ge $((pc * 4)) ] && ok mech/big-little/perf-cri-on-big ||
+	bad mech/big-little/perf-cri-on-big "perf-critical runs $pc, on big cores $pb"
+sim --topo desktop --workload game --sched lavd --seed 1 --duration-ms 500 --quiet --json "$tmp/c8.json"
+[ "$(jsys "$tmp/c8.json" lavd_sched_big)" = 0 ] && ok mech/big-little/none-without-little ||
+	bad mech/big-little/none-without-little "big-core runs counted on a uniform machine"
+
 # ---- goldens: exact JSON summaries and one trace
 for g in "${GOLDEN[@]}"; do
 	n=${g%%|*}; a=${g#*|}
@@ -290,8 +325,8 @@ sim --topo deck --workload game --sched lavd --seed 1 --duration-ms 200 --quiet 
 	ok report/csv || bad report/csv "missing files"
 sim --topo desktop --workload batch --sched lavd --seed 1 --duration-ms 200 --quiet --csv "$tmp/csv2"
 h=$(head -1 "$tmp/csv2/timeline.csv"); r=$(sed -n 5p "$tmp/csv2/timeline.csv")
-[[ "$h" == *,lavd_turbulent_cpus,imbalance_weight,imbalance_count ]] &&
-	awk -v r="$r" 'BEGIN{split(r, f, ","); exit !(f[6] >= 1 && f[7] >= 1)}' &&
+[[ "$h" == *,lavd_turbulent_cpus,imbalance_weight,imbalance_count,cpus_used ]] &&
+	awk -v r="$r" 'BEGIN{split(r, f, ","); exit !(f[6] >= 1 && f[7] >= 1 && f[8] == 32)}' &&
 	ok report/csv-imbalance || bad report/csv-imbalance "header '$h', row '$r'"
 if command -v gnuplot >/dev/null; then
 	sim --topo deck --workload game --sched lavd --seed 1 --duration-ms 200 --quiet --plot "$tmp/plot" 2>/dev/null

@@ -35,7 +35,37 @@ TEST(values)
 	CHECK_EQ(o.preempt_shift, 10);
 	CHECK_EQ(parse(&o, "--stats", "0.5", NULL), 0);
 	CHECK(o.stats_secs == 0.5);
-	CHECK_EQ(parse(&o, "--performance", NULL, NULL), 0); /* accepted, noted as ignored */
+	CHECK_EQ(parse(&o, "--slice-min-us", "100", NULL), 0);
+	CHECK_EQ(o.power, OPTS_PM_AUTOPILOT);	/* the default */
+	CHECK(!o.power_given);
+}
+
+TEST(power_modes)
+{
+	struct opts o;
+
+	CHECK_EQ(parse(&o, "--performance", NULL, NULL), 0);
+	CHECK_EQ(o.power, OPTS_PM_PERFORMANCE);
+	CHECK_EQ(parse(&o, "--powersave", "--no-freq-scaling", NULL), 0);
+	CHECK_EQ(o.power, OPTS_PM_POWERSAVE);
+	CHECK(o.no_freq_scaling);
+	CHECK_EQ(parse(&o, "--balanced", "--no-use-em", NULL), 0);
+	CHECK_EQ(o.power, OPTS_PM_BALANCED);
+	CHECK(o.no_use_em);
+	CHECK_EQ(parse(&o, "--autopower", NULL, NULL), 0);
+	CHECK_EQ(o.power, OPTS_PM_AUTOPOWER);
+	CHECK_EQ(parse(&o, "--autopilot", "--no-core-compaction", NULL), 0);
+	CHECK(o.no_core_compaction);
+	CHECK_EQ(parse(&o, "--performance", "--performance", NULL), 0);	/* repeated: fine */
+	CHECK_EQ(parse(&o, "--cpu-pref-order", "0-3,8", NULL), 0);
+	CHECK(o.no_use_em);
+	/* conflicts */
+	CHECK_EQ(parse(&o, "--performance", "--powersave", NULL), -1);
+	CHECK_EQ(parse(&o, "--autopilot", "--autopower", NULL), -1);
+	CHECK_EQ(parse(&o, "--powersave", "--no-core-compaction", NULL), -1);
+	CHECK_EQ(parse(&o, "--no-core-compaction", "--balanced", NULL), -1);
+	CHECK_EQ(parse(&o, "--cpu-pref-order", "x", NULL), -1);
+	CHECK_EQ(parse(&o, "--cpu-pref-order", "", NULL), -1);
 }
 
 TEST(bad_values)

@@ -804,6 +804,55 @@ TEST(can_preempt_rules)
 	CHECK(pol_can_preempt(&r, 200, POL_U64_MAX - 1, 0, guard));
 }
 
+TEST(preempt_ipi_only_when_the_tick_is_far)
+{
+	u64 tick = 4000000, last = 10000000;
+
+	/* the next tick is a whole number of periods after the last one */
+	CHECK_EQ(pol_tick_wait(last + 1000000, last, tick), 3000000);
+	CHECK_EQ(pol_tick_wait(last + 3900000, last, tick), 100000);
+	CHECK_EQ(pol_tick_wait(last + 9000000, last, tick), 3000000);	/* idle in between */
+	CHECK_EQ(pol_tick_wait(last, last, tick), tick);		/* just ticked */
+	/* unknown: no period yet, no tick yet, or a clock read before the tick */
+	CHECK_EQ(pol_tick_wait(last + 1, last, 0), 0);
+	CHECK_EQ(pol_tick_wait(last + 1, 0, tick), 0);
+	CHECK_EQ(pol_tick_wait(last - 1, last, tick), 0);
+	CHECK(!pol_preempt_needs_ipi(POL_PREEMPT_TICK_WAIT_NS, POL_PREEMPT_TICK_WAIT_NS));
+	CHECK(pol_preempt_needs_ipi(POL_PREEMPT_TICK_WAIT_NS + 1, POL_PREEMPT_TICK_WAIT_NS));
+	CHECK(!pol_preempt_needs_ipi(0, POL_PREEMPT_TICK_WAIT_NS));	/* unknown: no IPI */
+}
+
+TEST(tick_period_is_the_shortest_gap)
+{
+	u64 est = 0;
+
+	est = pol_tick_learn(est, 12000000);	/* first gap: skipped ticks */
+	CHECK_EQ(est, 12000000);
+	est = pol_tick_learn(est, 4000000);
+	CHECK_EQ(est, 4000000);
+	est = pol_tick_learn(est, 8000000);	/* longer gaps do not raise it */
+	CHECK_EQ(est, 4000000);
+	est = pol_tick_learn(est, 50000);	/* not a tick */
+	CHECK_EQ(est, 4000000);
+	CHECK_EQ(pol_tick_learn(0, 50000), 0);
+}
+
+TEST(hardirq_bits_from_the_ticks)
+{
+	/* classic layout: NEED_RESCHED (inverted) at bit 31, hardirq at 16 */
+	CHECK_EQ(pol_hardirq_mask(0x80010000U), 0x000f0000U);
+	/* 7.3 as seen in the VM: hardirq at bit 24 (bit 63 is not read) */
+	CHECK_EQ(pol_hardirq_mask(0x01000000U), 0x0f000000U);
+	/* preempt and softirq bytes are ignored */
+	CHECK_EQ(pol_hardirq_mask(0x00010103U), 0x000f0000U);
+	/* nothing learnt, or nothing that can be a 4-bit count */
+	CHECK_EQ(pol_hardirq_mask(0), 0);
+	CHECK_EQ(pol_hardirq_mask(0x0000ffffU), 0);
+	CHECK_EQ(pol_hardirq_mask(0x80000000U), 0);
+	CHECK_EQ(pol_hardirq_mask(0x20000000U), 0);
+	CHECK_EQ(pol_hardirq_mask(0x10000000U), 0xf0000000U);
+}
+
 TEST(victim_is_the_weaker_one)
 {
 	/* Upstream's O1: of two candidates take the less critical one. */
@@ -959,6 +1008,206 @@ TEST(warm_wait_budget)
 	CHECK(pol_warm_wait_ok(512, 1500, 1000));
 	CHECK(!pol_warm_wait_ok(512, 1501, 1000));
 	CHECK(pol_warm_wait_ok(POL_U64_MAX, 2000, 1000));
+}
+
+
+/* ---- pol_power.h: compaction, power modes, perf criticality, cpufreq ---- */
+
+TEST(cc_cpu_use_scales_by_capacity_and_spikes)
+{
+	u64 ms10 = 10000000;
+
+	CHECK_EQ(pol_cc_cpu_use(0, ms10, 1024), 0);
+	CHECK_EQ(pol_cc_cpu_use(ms10 / 2, ms10, 1024), 512);	/* half busy, full CPU */
+	CHECK_EQ(pol_cc_cpu_use(ms10 / 2, ms10, 512), 256);	/* half busy, half CPU */
+	/* 90 % busy: no premium yet (922 is the bound) */
+	CHECK_EQ(pol_cc_cpu_use(ms10 * 9 / 10, ms10, 1024), 921);
+	/* saturated: 1.5x, it may be hiding demand */
+	CHECK_EQ(pol_cc_cpu_use(ms10, ms10, 1024), 1536);
+	/* busy longer than the interval (clock skew) counts as full */
+	CHECK_EQ(pol_cc_cpu_use(2 * ms10, ms10, 1024), 1536);
+	CHECK_EQ(pol_cc_cpu_use(ms10, 0, 1024), 0);
+	CHECK_EQ(pol_cc_cpu_use(POL_U64_MAX, ms10, 1024), 1536);
+	CHECK_EQ(pol_cc_cpu_use(ms10 / 2, ms10, 0), 0);		/* cap clamped to 1: 512*1>>10 */
+}
+
+TEST(cc_nr_active_walks_the_order)
+{
+	static struct pol_order_caps c8 = { { 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024 } };
+	static struct pol_order_caps h4 = { { 1024, 1024, 600, 600 } };
+	const struct pol_order_caps *caps = &c8, *hyb = &h4;
+
+	CHECK_EQ(pol_cc_req(0), 0);
+	CHECK_EQ(pol_cc_req(1024), 1280);
+	CHECK_EQ(pol_cc_nr_active(caps, 8, 0), 1);		/* never 0 CPUs */
+	CHECK_EQ(pol_cc_nr_active(caps, 8, 512), 1);		/* one CPU at half */
+	CHECK_EQ(pol_cc_nr_active(caps, 8, 513), 2);
+	CHECK_EQ(pol_cc_nr_active(caps, 8, pol_cc_req(1024)), 3);	/* 1280 / 512 -> 3 */
+	CHECK_EQ(pol_cc_nr_active(caps, 8, POL_U64_MAX), 8);	/* more than all: all */
+	CHECK_EQ(pol_cc_nr_active(caps, 0, 1000), 0);
+	CHECK_EQ(pol_cc_nr_active(hyb, 4, 1024 + 300), 3);	/* 512 + 512 + 300 */
+	CHECK_EQ(pol_cc_nr_active(hyb, 4, 1024 + 301), 4);
+}
+
+TEST(pco_state_by_mode)
+{
+	u64 b[3] = { 1024, 4096, 8192 };
+
+	CHECK_EQ(pol_pco_state(POL_PM_POWERSAVE, 9000, b, 3), 0);
+	CHECK_EQ(pol_pco_state(POL_PM_PERFORMANCE, 0, b, 3), 2);
+	CHECK_EQ(pol_pco_state(POL_PM_BALANCED, 0, b, 3), 0);
+	CHECK_EQ(pol_pco_state(POL_PM_BALANCED, 1024, b, 3), 0);
+	CHECK_EQ(pol_pco_state(POL_PM_BALANCED, 1025, b, 3), 1);
+	CHECK_EQ(pol_pco_state(POL_PM_BALANCED, 99999, b, 3), 2);	/* none covers: the last */
+	CHECK_EQ(pol_pco_state(POL_PM_BALANCED, 99999, b, 1), 0);
+	CHECK_EQ(pol_pco_state(POL_PM_BALANCED, 99999, b, 0), 0);
+	CHECK_EQ(pol_pco_state(POL_PM_PERFORMANCE, 0, b, 1000), 10);	/* clamped to POL_PCO_MAX */
+}
+
+TEST(pm_bounds)
+{
+	u64 b[4] = { 600, 2000, 5000, 9000 };
+	struct pol_pm_bounds x;
+
+	x = pol_pm_bounds_noem(1024, 8 * 1024, true);
+	CHECK_EQ(x.low, 512);
+	CHECK_EQ(x.high, 2048);
+	x = pol_pm_bounds_noem(600, 8 * 1024, false);
+	CHECK_EQ(x.low, 300);
+	CHECK_EQ(x.high, 4096);
+	x = pol_pm_bounds_noem(1024, 1024, true);	/* one CPU: high never below low */
+	CHECK_EQ(x.high, 512);
+	x = pol_pm_bounds_em(b, 4);
+	CHECK_EQ(x.low, 600);
+	CHECK_EQ(x.high, 5000);
+	x = pol_pm_bounds_em(b, 1);
+	CHECK_EQ(x.low, 600);
+	CHECK_EQ(x.high, 600);
+	x = pol_pm_bounds_em(b, 0);
+	CHECK_EQ(x.low, 0);
+	CHECK_EQ(x.high, 0);
+}
+
+TEST(autopilot_with_hysteresis)
+{
+	struct pol_pm_bounds b = { .low = 512, .high = 2048 };
+
+	/* from scratch (no mode yet) the raw comparison */
+	CHECK_EQ(pol_autopilot(0, b, POL_PM_NR), POL_PM_POWERSAVE);
+	CHECK_EQ(pol_autopilot(512, b, POL_PM_NR), POL_PM_POWERSAVE);
+	CHECK_EQ(pol_autopilot(513, b, POL_PM_NR), POL_PM_BALANCED);
+	CHECK_EQ(pol_autopilot(2049, b, POL_PM_NR), POL_PM_PERFORMANCE);
+	/* up is immediate */
+	CHECK_EQ(pol_autopilot(513, b, POL_PM_POWERSAVE), POL_PM_BALANCED);
+	CHECK_EQ(pol_autopilot(2049, b, POL_PM_POWERSAVE), POL_PM_PERFORMANCE);
+	/* down only clearly below: 7/8 of the bound */
+	CHECK_EQ(pol_autopilot(2048, b, POL_PM_PERFORMANCE), POL_PM_PERFORMANCE);
+	CHECK_EQ(pol_autopilot(1793, b, POL_PM_PERFORMANCE), POL_PM_PERFORMANCE);
+	CHECK_EQ(pol_autopilot(1792, b, POL_PM_PERFORMANCE), POL_PM_BALANCED);
+	CHECK_EQ(pol_autopilot(500, b, POL_PM_BALANCED), POL_PM_BALANCED);
+	CHECK_EQ(pol_autopilot(448, b, POL_PM_BALANCED), POL_PM_POWERSAVE);
+	/* a collapse from performance goes all the way, unless near low */
+	CHECK_EQ(pol_autopilot(10, b, POL_PM_PERFORMANCE), POL_PM_POWERSAVE);
+	CHECK_EQ(pol_autopilot(500, b, POL_PM_PERFORMANCE), POL_PM_BALANCED);
+}
+
+TEST(overflow_lingers_then_leaves)
+{
+	u32 rounds = 0;
+	int i;
+
+	CHECK(pol_overflow_keep(true, &rounds));
+	for (i = 0; i < POL_CC_OVERFLOW_LINGER; i++)
+		CHECK(pol_overflow_keep(false, &rounds));
+	CHECK(!pol_overflow_keep(false, &rounds));
+	CHECK(pol_overflow_keep(true, &rounds));	/* work again: back, count reset */
+	CHECK_EQ(rounds, 0);
+}
+
+TEST(perf_cri_orders_tasks)
+{
+	struct pol_task_stat render = { 0 }, audio = { 0 }, hog = { 0 };
+
+	render.wait_freq = 60;
+	render.wake_freq = 60;
+	render.run_freq = 60;
+	render.avg_runtime_ns = 8000000;	/* 8 ms a frame */
+	audio.wait_freq = 200;
+	audio.wake_freq = 200;
+	audio.run_freq = 200;
+	audio.avg_runtime_ns = 50000;		/* 50 us a buffer */
+	hog.run_freq = 1;
+	hog.avg_runtime_ns = POL_NSEC_PER_SEC;
+	/* the render thread needs a fast core more than the brief audio thread */
+	CHECK(pol_perf_cri(&render, 100) > pol_perf_cri(&audio, 100));
+	/* a hog uses a lot of CPU but waits on nothing */
+	CHECK(pol_perf_cri(&render, 100) > pol_perf_cri(&hog, 100));
+	/* weight counts */
+	CHECK(pol_perf_cri(&render, 1000) > pol_perf_cri(&render, 100));
+	/* extremes stay small and defined */
+	hog.wait_freq = hog.wake_freq = hog.run_freq = POL_U64_MAX;
+	hog.avg_runtime_ns = POL_U64_MAX;
+	CHECK(pol_perf_cri(&hog, POL_U64_MAX) < 200);
+	CHECK_EQ(pol_perf_cri(&(struct pol_task_stat){ 0 }, 0), 2);
+}
+
+TEST(thr_perf_cri_follows_big_share)
+{
+	CHECK_EQ(pol_thr_perf_cri(1024, 10, 20, 40), 0);	/* only big: all */
+	CHECK_EQ(pol_thr_perf_cri(0, 10, 20, 40), 40);		/* no big: none */
+	CHECK_EQ(pol_thr_perf_cri(512, 10, 20, 40), 20);	/* half: the average */
+	CHECK_EQ(pol_thr_perf_cri(768, 10, 20, 40), 15);	/* mostly big: below avg */
+	CHECK_EQ(pol_thr_perf_cri(256, 10, 20, 40), 30);	/* mostly little: above */
+	CHECK_EQ(pol_thr_perf_cri(1, 10, 20, 40), 39);
+	/* inconsistent averages are ordered, never wrap */
+	CHECK_EQ(pol_thr_perf_cri(512, 30, 20, 10), 30);
+	CHECK(pol_thr_perf_cri(256, 30, 20, 10) >= 30);
+}
+
+TEST(cpuperf_target)
+{
+	CHECK_EQ(pol_cpuperf_target(0, 0), 1);
+	CHECK_EQ(pol_cpuperf_target(300, 100), 300);
+	CHECK_EQ(pol_cpuperf_target(100, 600), 600);		/* a rise is served at once */
+	CHECK_EQ(pol_cpuperf_target(869, 0), 869);
+	CHECK_EQ(pol_cpuperf_target(870, 0), 1024);
+	CHECK_EQ(pol_cpuperf_target(POL_U64_MAX, 0), 1024);
+}
+
+TEST(cc_guard_grows_on_waits_and_decays)
+{
+	struct pol_cc_guard g = { 0, 0 };
+	int i;
+
+	pol_cc_guard_update(&g, POL_CC_WAIT_HIGH_NS, 2, 32);	/* at the bound: nothing */
+	CHECK_EQ(g.floor, 0);
+	pol_cc_guard_update(&g, POL_CC_WAIT_HIGH_NS + 1, 2, 32);
+	CHECK_EQ(g.floor, 3);					/* 2 + 1 + 2/4 */
+	pol_cc_guard_update(&g, 5000000, 8, 32);
+	CHECK_EQ(g.floor, 11);					/* 8 + 1 + 2 */
+	pol_cc_guard_update(&g, 5000000, 32, 32);		/* all in use: no growth */
+	CHECK_EQ(g.floor, 11);
+	pol_cc_guard_update(&g, 5000000, 30, 32);		/* capped at n */
+	CHECK_EQ(g.floor, 32);
+	/* calm rounds: an eighth plus one every POL_CC_CALM_ROUNDS */
+	for (i = 0; i < POL_CC_CALM_ROUNDS - 1; i++)
+		pol_cc_guard_update(&g, 0, 32, 32);
+	CHECK_EQ(g.floor, 32);
+	pol_cc_guard_update(&g, 0, 32, 32);
+	CHECK_EQ(g.floor, 27);
+	/* a middling wait resets the calm count without growing */
+	for (i = 0; i < POL_CC_CALM_ROUNDS - 1; i++)
+		pol_cc_guard_update(&g, 0, 32, 32);
+	pol_cc_guard_update(&g, POL_CC_WAIT_LOW_NS, 32, 32);
+	pol_cc_guard_update(&g, 0, 32, 32);
+	CHECK_EQ(g.floor, 27);
+	/* down to 0, never below */
+	for (i = 0; i < 100 * POL_CC_CALM_ROUNDS; i++)
+		pol_cc_guard_update(&g, 0, 1, 32);
+	CHECK_EQ(g.floor, 0);
+	g.floor = 5;
+	pol_cc_guard_update(&g, POL_U64_MAX, 0, 0);		/* n = 0: no growth */
+	CHECK_EQ(g.floor, 5);
 }
 
 HARNESS_MAIN("unit")

@@ -6,17 +6,29 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 secs=${LAVD_VM_SECS:-30}
 rc=0
+# A failed boot: show what the kernel said, not only the matching lines (a CI
+# log is all there is to read afterwards).
+show() { # STDERR_FILE RC
+	if [ "$2" != 0 ]; then
+		echo "---- $1 (VM exit $2), last 60 lines ----"
+		tail -n 60 "$1"
+	else
+		grep -E 'sched_ext|BUG|WARNING' "$1" | tail -5
+	fi
+}
 for k in ${LAVD_VM_KERNELS:-7.3 7.2}; do
 	out=build/results/vm-$k
 	rm -rf "$out" "$out-llc2"; mkdir -p build/results
 	# load.sh, then the short subset of the reliability suite (stress.sh).
 	tools/vm/run --kernel "$k" --cpus 4 --timeout $((secs * 10 + 1200)) --out "$out" \
 		-- sh -c "sh tests/vm/load.sh vm-$k $secs; a=\$?; sh tests/vm/stress.sh vm-$k short 10; exit \$((a | \$?))" \
-		2>"$out.stderr" || rc=1
-	grep -E 'sched_ext|BUG|WARNING' "$out.stderr" | tail -5
+		2>"$out.stderr"; r=$?
+	[ $r = 0 ] || rc=1
+	show "$out.stderr" $r
 	# A second boot with two sockets (two LLCs): the cross-LLC paths.
 	tools/vm/run --kernel "$k" --cpus 4 --sockets 2 --timeout 600 --out "$out-llc2" \
-		-- sh tests/vm/llc2.sh "vm-$k" 20 2>"$out-llc2.stderr" || rc=1
-	grep -E 'sched_ext|BUG|WARNING' "$out-llc2.stderr" | tail -5
+		-- sh tests/vm/llc2.sh "vm-$k" 20 2>"$out-llc2.stderr"; r=$?
+	[ $r = 0 ] || rc=1
+	show "$out-llc2.stderr" $r
 done
 exit $rc
