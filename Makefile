@@ -20,7 +20,8 @@ SAN_FLAGS     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omi
 
 POLICY_HDRS := $(wildcard src/policy/*.h)
 BPF_SRCS    := $(wildcard src/bpf/*.c src/bpf/*.h) src/common/intf.h $(POLICY_HDRS)
-LOADER_SRCS := src/loader/main.c src/loader/opts.c src/loader/topo.c src/loader/power.c
+LOADER_SRCS := src/loader/main.c src/loader/opts.c src/loader/topo.c src/loader/power.c \
+               src/loader/cpu_order.c
 LOADER_HDRS := $(wildcard src/loader/*.h) src/common/intf.h $(POLICY_HDRS)
 
 .PHONY: all setup run test test-unit test-bpf test-diff test-vm test-loader clean
