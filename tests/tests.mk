@@ -25,6 +25,10 @@ $(O)/test_topo: tests/unit/test_topo.c src/loader/topo.c src/loader/topo.h tests
 $(O)/test_power: tests/unit/test_power.c src/loader/power.c src/loader/power.h src/policy/pol_power.h tests/harness.h | $(O)
 	$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_power.c src/loader/power.c
 
+$(O)/test_cpu_order: tests/unit/test_cpu_order.c src/loader/cpu_order.c src/loader/cpu_order.h \
+		     src/loader/topo.c src/loader/topo.h tests/harness.h | $(O)
+	$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_cpu_order.c src/loader/cpu_order.c src/loader/topo.c
+
 $(O)/test_opts: tests/unit/test_opts.c src/loader/opts.c src/loader/opts.h tests/harness.h | $(O)
 	$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_opts.c src/loader/opts.c
 
@@ -62,11 +66,11 @@ fuzz: $(O)/fuzz_policy
 	@O=$(O) tests/fuzz/run.sh $(O)/fuzz_policy $(LAVD_FUZZ_LONG_SECS)
 
 .PHONY: test-build
-test-build: all $(O)/test_policy $(O)/test_topo $(O)/test_opts $(O)/test_power $(O)/fuzz_policy $(O)/diff.bpf.o \
-	    $(O)/diff_bug.bpf.o $(O)/diff_host $(O)/lavd-sim $(O)/lavd-sim-debug
+test-build: all $(O)/test_policy $(O)/test_topo $(O)/test_cpu_order $(O)/test_opts $(O)/test_power \
+	    $(O)/fuzz_policy $(O)/diff.bpf.o $(O)/diff_bug.bpf.o $(O)/diff_host $(O)/lavd-sim $(O)/lavd-sim-debug
 
-test-unit: $(O)/test_policy $(O)/test_topo $(O)/test_opts $(O)/test_power $(O)/scx_lavd
-	@$(O)/test_policy && $(O)/test_topo && $(O)/test_opts && $(O)/test_power && \
+test-unit: $(O)/test_policy $(O)/test_topo $(O)/test_cpu_order $(O)/test_opts $(O)/test_power $(O)/scx_lavd
+	@$(O)/test_policy && $(O)/test_topo && $(O)/test_cpu_order && $(O)/test_opts && $(O)/test_power && \
 	 tests/loader/test_cli.sh $(O)/scx_lavd
 
 test-diff: $(O)/diff.bpf.o $(O)/diff_bug.bpf.o $(O)/diff_host
