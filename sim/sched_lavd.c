@@ -25,6 +25,7 @@ struct lavd_cpu {
 	u8 running_boosted;
 	u64 running_wgt;	/* weight of what runs here, 0 when none */
 	u64 cur_max_wait_ns, max_wait_ns;
+	u64 cur_max_qwait_ns;	/* ... of tasks that waited in an LLC queue */
 	u64 est_stop_ns;	/* pol_est_stop() at running */
 	u32 run_flags;		/* enum pol_run_flags */
 	u64 tot_sched, tot_lat_cri, tot_direct, tot_xllc_steal, tot_revoke;
@@ -57,7 +58,7 @@ struct lavd_power {
 	u64 use_cap, cur_use;
 	u64 perf_min, perf_avg, perf_max, thr_perf_cri;
 	struct pol_cc_guard guard;
-	u64 round_max_wait;	/* longest wait of the round (cur_max_wait_ns over CPUs) */
+	u64 round_max_wait;	/* longest LLC-queue wait of the round (cur_max_qwait_ns) */
 };
 
 struct lavd {
@@ -195,6 +196,9 @@ static void lavd_running(struct sim *s, struct task *p)
 	wait = pol_sub_sat(now, p->l.wait_since_ns);
 	if (p->l.wait_since_ns && wait > cc->cur_max_wait_ns)
 		cc->cur_max_wait_ns = wait;
+	if (p->l.wait_since_ns && p->l.queued_dsq && wait > cc->cur_max_qwait_ns)
+		cc->cur_max_qwait_ns = wait;
+	p->l.queued_dsq = 0;
 	p->l.wait_since_ns = 0;
 
 	pol_task_on_running(&p->l.st, now);
@@ -445,41 +449,48 @@ static bool cpu_usable(struct sim *s, s32 cpu)
 	return !L(s)->pw.compacting || mask_test(&L(s)->pw.usable, cpu);
 }
 
-/* lavd_apply_sets: the first nr CPUs of the row active, overflow CPUs linger. */
+/* lavd_apply_sets: nr CPUs of the row active, steady ones first; overflow CPUs linger. */
 static void pw_apply(struct sim *s, u32 state, u32 nr)
 {
 	struct lavd *l = L(s);
 	struct lavd_power *pw = &l->pw;
 	u64 cap_all = 0, cap_big = 0;
-	u32 pos, nr_ovf = 0;
+	u32 pos, nr_ovf = 0, taken = 0;
+	int pass;
 
-	for (pos = 0; pos < (u32)s->nr_cpus; pos++) {
-		s32 cpu = pw->order[state][pos];
-		struct lavd_cpu *cc = &l->cc[cpu];
-		bool was = cc->active || cc->overflow, use;
+	for (pass = 0; pass < 2; pass++) {
+		for (pos = 0; pos < (u32)s->nr_cpus; pos++) {
+			s32 cpu = pw->order[state][pos];
+			struct lavd_cpu *cc = &l->cc[cpu];
+			bool was = cc->active || cc->overflow, use;
 
-		if (pos < nr) {
-			cc->active = 1;
-			cc->overflow = 0;
-		} else {
-			bool own = s->cpu[cpu].local_n > 0 || s->cpu[cpu].curr;
-
-			cc->active = 0;
-			if (cc->overflow && !pol_overflow_keep(own, &cc->ovf_rounds))
+			/* no-turbulence: placement, compaction included, sees every CPU steady */
+			if ((cc->turbulent && !l->no_turbulence) != pass)
+				continue;
+			if (taken < nr) {
+				taken++;
+				cc->active = 1;
 				cc->overflow = 0;
-			nr_ovf += cc->overflow;
+			} else {
+				bool own = s->cpu[cpu].local_n > 0 || s->cpu[cpu].curr;
+
+				cc->active = 0;
+				if (cc->overflow && !pol_overflow_keep(own, &cc->ovf_rounds))
+					cc->overflow = 0;
+				nr_ovf += cc->overflow;
+			}
+			use = cc->active || cc->overflow;
+			if (use) {
+				mask_set(&pw->usable, cpu);
+				cap_all += s->topo->cpu[cpu].cap;
+				if (pw->big[cpu])
+					cap_big += s->topo->cpu[cpu].cap;
+			} else {
+				mask_clr(&pw->usable, cpu);
+			}
+			if (use && !was && l->llc_dsq[cpu_to_llc(s, cpu)].n)
+				sim_kick(s, cpu, 0);
 		}
-		use = cc->active || cc->overflow;
-		if (use) {
-			mask_set(&pw->usable, cpu);
-			cap_all += s->topo->cpu[cpu].cap;
-			if (pw->big[cpu])
-				cap_big += s->topo->cpu[cpu].cap;
-		} else {
-			mask_clr(&pw->usable, cpu);
-		}
-		if (use && !was && l->llc_dsq[cpu_to_llc(s, cpu)].n)
-			sim_kick(s, cpu, 0);
 	}
 	if (pw->big_little)
 		pw->thr_perf_cri = pol_thr_perf_cri((u32)pol_div(cap_big << POL_SHIFT, cap_all),
@@ -836,6 +847,7 @@ static void lavd_enqueue(struct sim *s, struct task *p, u64 enq_flags)
 	d->queued_wgt += p->l.queued_wgt;
 	d->nr_queued += 1;
 	p->cpu = cpu;
+	p->l.queued_dsq = 1;
 	dsq_insert(s, &l->llc_dsq[llc], p, p->l.vdeadline);
 	if (!kick_idle_in_llc(s, llc))
 		try_preempt(s, p, cpu);
@@ -1075,8 +1087,9 @@ static void lavd_timer(struct sim *s)
 		cc->max_lat_cri = 0;
 		cc->sum_svc_wgt_ns = 0;
 		cc->max_wait_ns = pol_max(cc->max_wait_ns, cc->cur_max_wait_ns);
-		l->pw.round_max_wait = pol_max(l->pw.round_max_wait, cc->cur_max_wait_ns);
+		l->pw.round_max_wait = pol_max(l->pw.round_max_wait, cc->cur_max_qwait_ns);
 		cc->cur_max_wait_ns = 0;
+		cc->cur_max_qwait_ns = 0;
 		lavd_revoke_boost(s, cpu, l->llc_dsq[cpu_to_llc(s, cpu)].n > 0, can_boost);
 	}
 	pw_update(s, perf_sum, perf_n, perf_min, perf_max);

@@ -204,6 +204,7 @@ struct task {
 		u64 exec_at_running;
 		struct pol_warmth warm;
 		u32 perf_cri;		/* pol_perf_cri at the last run */
+		u8 queued_dsq;		/* last queued in an LLC DSQ (the latency guard) */
 	} l;
 	struct {
 		s64 vruntime, deadline, vlag;

@@ -105,8 +105,9 @@ static __always_inline bool cpu_usable(struct cpu_ctx *cc)
 
 /*
  * None of a task's CPUs is usable: open cpu (one it may run on) as an
- * overflow CPU. Called with the RCU read lock held or from a context
- * where kptrs may be used (struct_ops callbacks).
+ * overflow CPU. Only from struct_ops callbacks, which run in an RCU read
+ * section: an explicit bpf_rcu_read_unlock() here would end it for the
+ * verifier and turn the caller's cpumask pointers untrusted.
  */
 static __always_inline void pw_open_for(s32 cpu)
 {
@@ -117,11 +118,9 @@ static __always_inline void pw_open_for(s32 cpu)
 		return;
 	WRITE_ONCE(cc->ovf_rounds, 0);
 	WRITE_ONCE(cc->overflow, 1);
-	bpf_rcu_read_lock();
 	u = pw_mask(PW_MASK_USABLE);
 	if (u)
 		bpf_cpumask_set_cpu(cpu, u);
-	bpf_rcu_read_unlock();
 }
 
 /*
@@ -233,64 +232,84 @@ static __always_inline u32 pw_pick_mode(void)
 	return pol_autopilot(pm_use_cap, b, pm_mode);
 }
 
+/* lavd_apply_sets' sums. */
+static u64 ap_cap_all, ap_cap_big;
+static u32 ap_nr_ovf;
+
+/* One CPU into or out of the active set; an overflow CPU lingers while it has work. */
+static __always_inline void pw_set_cpu(s32 cpu, bool active)
+{
+	struct cpu_ctx *cc = get_cpu_ctx(cpu);
+	struct bpf_cpumask *u;
+	bool use, was;
+
+	if (!cc || !cpu_is_known(cpu))
+		return;
+	was = cc->active || cc->overflow;
+	if (active) {
+		cc->active = 1;
+		cc->overflow = 0;
+	} else {
+		cc->active = 0;
+		if (cc->overflow && !pol_overflow_keep(cpu_has_own_work(cpu), &cc->ovf_rounds))
+			cc->overflow = 0;
+		ap_nr_ovf += cc->overflow;
+	}
+	use = cc->active || cc->overflow;
+	if (use) {
+		ap_cap_all += cpu_cap(cpu);
+		if (big_cpu[CPU_IDX(cpu)])
+			ap_cap_big += cpu_cap(cpu);
+	}
+	bpf_rcu_read_lock();
+	u = pw_mask(PW_MASK_USABLE);
+	if (u) {
+		if (use)
+			bpf_cpumask_set_cpu(cpu, u);
+		else
+			bpf_cpumask_clear_cpu(cpu, u);
+	}
+	bpf_rcu_read_unlock();
+	/* Newly usable with work waiting in its LLC: come and take it. */
+	if (use && !was && scx_bpf_dsq_nr_queued(LLC_DSQ(cpu_to_llc(cpu))) > 0)
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+}
+
 /*
- * Apply a table row: its first nr CPUs active, the others inactive (an
- * overflow CPU stays while it has work of its own, then lingers). Returns
- * the number of overflow CPUs; sums big capacity for the perf threshold.
+ * Apply a table row: nr CPUs active, taken in the row's order, steady CPUs
+ * before turbulent ones (a CPU that interrupts or RT tasks keep taking is
+ * the last to pack work onto); the others inactive. Returns the number of
+ * overflow CPUs; sets the perf-criticality threshold from the big share.
  */
 __noinline int lavd_apply_sets(u32 state, u32 nr)
 {
-	u64 cap_all = 0, cap_big = 0;
-	struct bpf_cpumask *u;
-	u32 nr_ovf = 0, pos;
+	u32 taken = 0, pass, pos;
 
 	if (state >= POL_PCO_MAX)
 		state = 0;
-	bpf_for(pos, 0, LAVD_MAX_CPUS) {
-		struct cpu_ctx *cc;
-		bool use, was;
-		s32 cpu;
+	ap_cap_all = ap_cap_big = 0;
+	ap_nr_ovf = 0;
+	bpf_for(pass, 0, 2) {
+		bpf_for(pos, 0, LAVD_MAX_CPUS) {
+			struct cpu_ctx *cc;
+			bool act;
+			s32 cpu;
 
-		if (pos >= nr_cpus_onln)
-			break;
-		cpu = pco_cpus[state][CPU_IDX(pos)];
-		cc = get_cpu_ctx(cpu);
-		if (!cc || !cpu_is_known(cpu))
-			continue;
-		was = cc->active || cc->overflow;
-		if (pos < nr) {
-			cc->active = 1;
-			cc->overflow = 0;
-		} else {
-			cc->active = 0;
-			if (cc->overflow &&
-			    !pol_overflow_keep(cpu_has_own_work(cpu), &cc->ovf_rounds))
-				cc->overflow = 0;
-			nr_ovf += cc->overflow;
+			if (pos >= nr_cpus_onln)
+				break;
+			cpu = pco_cpus[state][CPU_IDX(pos)];
+			cc = get_cpu_ctx(cpu);
+			if (!cc || (u32)(cc->turbulent != 0) != pass)
+				continue;
+			act = taken < nr;
+			taken += act;
+			pw_set_cpu(cpu, act);
 		}
-		use = cc->active || cc->overflow;
-		if (use) {
-			cap_all += cpu_cap(cpu);
-			if (big_cpu[CPU_IDX(cpu)])
-				cap_big += cpu_cap(cpu);
-		}
-		bpf_rcu_read_lock();
-		u = pw_mask(PW_MASK_USABLE);
-		if (u) {
-			if (use)
-				bpf_cpumask_set_cpu(cpu, u);
-			else
-				bpf_cpumask_clear_cpu(cpu, u);
-		}
-		bpf_rcu_read_unlock();
-		/* Newly usable with work waiting in its LLC: come and take it. */
-		if (use && !was && scx_bpf_dsq_nr_queued(LLC_DSQ(cpu_to_llc(cpu))) > 0)
-			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 	}
 	if (big_little)
-		thr_perf_cri = pol_thr_perf_cri((u32)pol_div(cap_big << POL_SHIFT, cap_all),
+		thr_perf_cri = pol_thr_perf_cri((u32)pol_div(ap_cap_big << POL_SHIFT, ap_cap_all),
 						perf_cri_min, perf_cri_avg, perf_cri_max);
-	return nr_ovf;
+	return ap_nr_ovf;
 }
 
 /* Timer, after the CPUs were collected: mode, active set, thresholds. */

@@ -19,6 +19,7 @@ static struct pol_sys_sample cur_sample;
 static struct lavd_stats cur_tot;
 static bool cur_can_boost;
 static u64 cur_now;
+static u64 cur_max_qwait;	/* longest LLC-queue wait of the round */
 
 /* A long runner got a boosted slice; under load cut it back to the system slice. */
 __noinline int lavd_revoke_boost(s32 cpu, int llc_waiting)
@@ -172,6 +173,8 @@ __noinline int lavd_collect_cpus(void)
 			t->max_wait = cc->max_wait;
 		t->cur_max_wait_ns = pol_max(t->cur_max_wait_ns, cc->cur_max_wait_ns);
 		cc->cur_max_wait_ns = 0;
+		cur_max_qwait = pol_max(cur_max_qwait, cc->cur_max_qwait_ns);
+		cc->cur_max_qwait_ns = 0;
 
 		t->nr_sched += cc->tot_sched;
 		t->nr_sched_lat_cri += cc->tot_lat_cri;
@@ -281,9 +284,10 @@ static void update_sys_stat(void)
 			cur_sample.nr_queued += n;
 	}
 	cur_use_cap = 0;
+	cur_max_qwait = 0;
 	cur_perf_sum = cur_perf_n = cur_perf_min = cur_perf_max = 0;
 	lavd_collect_cpus();
-	lavd_update_power(cur_sample.interval_ns, cur_tot.cur_max_wait_ns);
+	lavd_update_power(cur_sample.interval_ns, cur_max_qwait);
 	/* The slice shares the latency budget among the CPUs in use. */
 	cur_sample.nr_active = pm_nr_active + pm_nr_overflow;
 	if (nr_llcs > 1)

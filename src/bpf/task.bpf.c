@@ -249,11 +249,19 @@ void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
 	wait = pol_sub_sat(now, tc->wait_since_ns);
 	if (tc->wait_since_ns && wait > cc->cur_max_wait_ns)
 		cc->cur_max_wait_ns = wait;
+	/*
+	 * Waits in a queue, for want of an idle usable CPU, are what
+	 * compaction can cause; a direct dispatch that waited was slow to
+	 * start for other reasons (in a VM, a vCPU the host did not run).
+	 */
+	if (tc->wait_since_ns && tc->enq_via == LAVD_VIA_LLC && wait > cc->cur_max_qwait_ns)
+		cc->cur_max_qwait_ns = wait;
 	/* Who waited longest: what a user needs to see before the watchdog does. */
 	if (tc->wait_since_ns && wait > cc->max_wait.wait_ns)
 		record_max_wait(&cc->max_wait, p, tc, wait);
 	tc->wait_since_ns = 0;
 	tc->nr_enq = 0;
+	tc->enq_via = LAVD_VIA_NONE;	/* a run the kernel starts without our enqueue is not "llc" */
 
 	pol_task_on_running(&tc->st, now);
 	tc->exec_at_account = p->se.sum_exec_runtime;

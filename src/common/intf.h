@@ -135,6 +135,7 @@ struct cpu_ctx {
 	u8 turbulent;
 	struct lavd_wait_rec max_wait;	/* longest wait seen on this CPU, since load */
 	u64 cur_max_wait_ns;	/* ... since the last timer round */
+	u64 cur_max_qwait_ns;	/* ... of tasks that waited in an LLC queue (the latency guard) */
 	u64 last_tick_ns;	/* when ops.tick last ran here (pol_tick_wait) */
 	/* power: utilisation, the compaction sets, cpufreq, perf criticality */
 	u64 util_cur;		/* busy share of the last interval, 0..1024 */

@@ -19,11 +19,15 @@
 #include "../common/intf.h"
 #include "../policy/pol.h"
 #include "lavd.skel.h"
+#include "cpu_order.h"
 #include "opts.h"
+#include "power.h"
 #include "topo.h"
 
 #define SCX_SYSFS		"/sys/kernel/sched_ext"
 #define CPU_SYSFS		"/sys/devices/system/cpu"
+#define EM_DEBUGFS		"/sys/kernel/debug/energy_model"
+#define PPD_STATE		"/var/lib/power-profiles-daemon/state.ini"
 #define SCX_OPS_KEEP_BUILTIN_IDLE	(1ULL << 0)
 #define SCX_OPS_SWITCH_PARTIAL	(1ULL << 3)
 #define SCX_ECODE_ACT_RESTART	(1ULL << 48)
@@ -122,11 +126,87 @@ static void fill_rodata(struct lavd *skel, const struct topo *t, const struct op
 	ro->warm_cpu_ns = o->warm_cpu_us * POL_NSEC_PER_USEC;
 }
 
+_Static_assert(LAVD_PCO_MAX == POL_PCO_MAX, "the loader's and the policy's table sizes differ");
+
+static u32 fixed_mode(const struct opts *o)
+{
+	switch (o->power) {
+	case OPTS_PM_PERFORMANCE: return POL_PM_PERFORMANCE;
+	case OPTS_PM_BALANCED: return POL_PM_BALANCED;
+	case OPTS_PM_POWERSAVE: return POL_PM_POWERSAVE;
+	default: return POL_PM_NR;	/* the autopilot, or --autopower through pm_request */
+	}
+}
+
+/*
+ * Capacities, CPU types and the PCO tables (cpu_order.c) into the BPF
+ * object, with the autopilot's bounds. Every table row lists every online
+ * CPU (primaries first), which the BPF walk relies on.
+ */
+static void fill_power(struct lavd *skel, const struct topo *t, const struct cpu_order *co,
+		       const struct opts *o)
+{
+	struct lavd__rodata *ro = skel->rodata;
+	struct lavd__bss *bss = skel->bss;
+	struct pol_pm_bounds b;
+	u32 min_cap = POL_SCALE;
+	u64 total = 0;
+
+	for (int cpu = 0; cpu < t->nr_cpu_ids; cpu++) {
+		if (!t->online[cpu])
+			continue;
+		ro->cap_of_cpu[cpu] = co->cap[cpu];
+		ro->big_cpu[cpu] = co->big[cpu];
+		min_cap = min_cap < co->cap[cpu] ? min_cap : co->cap[cpu];
+		total += co->cap[cpu];
+	}
+	ro->big_little = co->big_little;
+	ro->pm_fixed = fixed_mode(o);
+	ro->no_core_compaction = o->no_core_compaction;
+	ro->no_freq_scaling = o->no_freq_scaling;
+	ro->pco_nr_states = co->nr_states;
+	for (int i = 0; i < LAVD_PCO_MAX; i++) {
+		int row = i < co->nr_states ? i : co->nr_states - 1;
+
+		bss->pco_bounds[i] = co->bound[row];
+		for (int pos = 0; pos < co->nr_cpus; pos++) {
+			int cpu = co->table[row][pos];
+
+			bss->pco_cpus[i][pos] = cpu;
+			bss->pco_caps[i].cap[pos] = co->cap[cpu];
+		}
+	}
+	b = co->has_em ? pol_pm_bounds_em(co->bound, co->nr_states) :
+			 pol_pm_bounds_noem(min_cap, total, t->smt);
+	ro->pm_low_cap = b.low;
+	ro->pm_high_cap = b.high;
+}
+
+static const char *mode_name(unsigned long long m)
+{
+	static const char *const names[] = { "performance", "balanced", "powersave" };
+
+	return m < 3 ? names[m] : "-";
+}
+
+/* --autopower: what the system asks for now, into pm_request (POL_PM_NR: the autopilot). */
+static void follow_power_profile(struct lavd *skel, int *last)
+{
+	const char *src;
+	int m = power_profile_mode(PPD_STATE, CPU_SYSFS, &src);
+
+	if (m != *last)
+		printf("scx_lavd: power profile: %s (from %s)%s\n", m >= 0 ? mode_name(m) : "unknown",
+		       src, m >= 0 ? "" : ": the autopilot decides");
+	*last = m;
+	skel->data->pm_request = m >= 0 ? (u32)m : POL_PM_NR;
+}
+
 static void print_stats_header(void)
 {
-	printf("%8s %9s %7s %7s %7s %7s %6s %6s %8s %9s %9s %5s %7s\n", "SEQ", "SCHED", "LAT-CR%",
-	       "SLICEus", "AVG-LC", "THR-LC", "UTIL%", "QUEUED", "XLLC", "PREEMPT", "MAXWAITus",
-	       "TURB", "TASKS");
+	printf("%8s %9s %7s %7s %7s %7s %6s %6s %8s %9s %9s %5s %7s %7s %-11s\n", "SEQ", "SCHED",
+	       "LAT-CR%", "SLICEus", "AVG-LC", "THR-LC", "UTIL%", "QUEUED", "XLLC", "PREEMPT",
+	       "MAXWAITus", "TURB", "TASKS", "ACT-CPU", "POWER");
 }
 
 static void print_stats(struct lavd *skel, struct lavd_stats *prev)
@@ -136,11 +216,12 @@ static void print_stats(struct lavd *skel, struct lavd_stats *prev)
 	unsigned long long dl = s.nr_sched_lat_cri - prev->nr_sched_lat_cri;
 
 	skel->bss->stats.cur_max_wait_ns = 0;
-	printf("%8llu %9llu %7.1f %7llu %7llu %7llu %6.1f %6llu %8llu %9llu %9llu %5llu %7llu\n",
+	printf("%8llu %9llu %7.1f %7llu %7llu %7llu %6.1f %6llu %8llu %9llu %9llu %5llu %7llu %7llu %-11s\n",
 	       s.seq, ds, ds ? 100.0 * dl / ds : 0.0, s.slice_ns / 1000, s.avg_lat_cri,
 	       s.thr_lat_cri, 100.0 * s.avg_util / 1024, s.nr_queued,
 	       s.nr_xllc_steal - prev->nr_xllc_steal, s.nr_preempt - prev->nr_preempt,
-	       s.cur_max_wait_ns / 1000, s.nr_turbulent, s.nr_tasks);
+	       s.cur_max_wait_ns / 1000, s.nr_turbulent, s.nr_tasks, s.nr_active,
+	       mode_name(s.power_mode));
 	fflush(stdout);
 	*prev = s;
 }
@@ -172,6 +253,12 @@ static void print_summary(struct lavd *skel)
 	       s.nr_revoke, s.nr_lock_acquire, s.nr_lock_boost, s.nr_turb_place, s.nr_warm_wait,
 	       w->wait_ns / 1000, s.slice_ns / 1000, s.avg_lat_cri, s.max_lat_cri,
 	       w->pid ? w->comm : "-", w->pid);
+	printf("scx_lavd: power: mode=%s active_cpus=%llu overflow_cpus=%llu pco_state=%llu "
+	       "use_cap=%llu req_cap=%llu mode_ms=%llu/%llu/%llu mode_switches=%llu sched_big=%llu "
+	       "sched_perf_cri=%llu thr_perf_cri=%llu cpuperf_sets=%llu\n",
+	       mode_name(s.power_mode), s.nr_active, s.nr_overflow, s.pco_state, s.use_cap,
+	       s.req_cap, s.mode_ms[0], s.mode_ms[1], s.mode_ms[2], s.nr_mode_switch, s.nr_sched_big,
+	       s.nr_sched_perf_cri, s.thr_perf_cri, s.nr_cpuperf_set);
 	/* What explains the longest wait: where it waited, how its deadline stood. */
 	if (w->pid)
 		printf("scx_lavd: max_wait: via=%s enqueues=%u deadline_ahead_us=%lld "
@@ -197,11 +284,12 @@ static int run_once(const struct opts *o, bool *restart)
 {
 	struct bpf_link *link = NULL;
 	struct lavd_stats prev = {};
+	struct cpu_order *co = NULL;
 	struct lavd *skel;
 	struct topo *t;
 	char err[256], seq[32];
-	double start, next_stats;
-	int ret = 2;
+	double start, next_stats, next_profile;
+	int ret = 2, profile = -2;
 
 	*restart = false;
 	t = calloc(1, sizeof(*t));
@@ -214,14 +302,32 @@ static int run_once(const struct opts *o, bool *restart)
 		free(t);
 		return 2;
 	}
+	co = calloc(1, sizeof(*co));
+	if (!co) {
+		fprintf(stderr, "scx_lavd: out of memory\n");
+		free(t);
+		return 2;
+	}
+	if (cpu_order_build(co, t, CPU_SYSFS, EM_DEBUGFS, !o->no_use_em, err, sizeof(err))) {
+		fprintf(stderr, "scx_lavd: CPU order: %s\n", err);
+		free(co);
+		free(t);
+		return 2;
+	}
+	if (co->warning[0])
+		fprintf(stderr, "scx_lavd: note: %s\n", co->warning);
+	if (o->verbose)
+		cpu_order_print(co, stdout);
 
 	skel = lavd__open();
 	if (!skel) {
 		fprintf(stderr, "scx_lavd: cannot open the BPF object: %s\n", strerror(errno));
+		free(co);
 		free(t);
 		return 2;
 	}
 	fill_rodata(skel, t, o);
+	fill_power(skel, t, co, o);
 	/* ops.update_idle (turbulence) would turn the kernel's idle tracking off without this. */
 	skel->struct_ops.lavd_ops->flags = SCX_OPS_KEEP_BUILTIN_IDLE |
 					   (o->partial ? SCX_OPS_SWITCH_PARTIAL : 0);
@@ -271,8 +377,15 @@ static int run_once(const struct opts *o, bool *restart)
 	       (unsigned long long)o->slice_max_us);
 	fflush(stdout);
 
+	printf("scx_lavd: power: %s, capacities from %s%s, %d PCO state%s%s%s\n",
+	       o->power == OPTS_PM_AUTOPOWER ? "following the system profile" :
+	       fixed_mode(o) < POL_PM_NR ? mode_name(fixed_mode(o)) : "autopilot",
+	       co->cap_source, co->big_little ? " (big/little)" : "", co->nr_states,
+	       co->nr_states > 1 ? "s" : "", co->has_em ? " from the energy model" : "",
+	       o->no_core_compaction ? ", core compaction off" : "");
 	start = now_secs();
 	next_stats = start + o->stats_secs;
+	next_profile = start;
 	if (o->stats_secs > 0)
 		print_stats_header();
 	while (!exiting && !skel->bss->uei.kind) {
@@ -280,6 +393,10 @@ static int run_once(const struct opts *o, bool *restart)
 
 		if (o->run_secs && now - start >= o->run_secs)
 			break;
+		if (o->power == OPTS_PM_AUTOPOWER && now >= next_profile) {
+			follow_power_profile(skel, &profile);
+			next_profile = now + 1.0;
+		}
 		if (o->stats_secs > 0 && now >= next_stats) {
 			print_stats(skel, &prev);
 			next_stats += o->stats_secs;
@@ -311,6 +428,7 @@ out:
 	if (link)
 		bpf_link__destroy(link);
 	lavd__destroy(skel);
+	free(co);
 	free(t);
 	return ret;
 }

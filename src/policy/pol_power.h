@@ -128,7 +128,9 @@ POL_FN u32 pol_cc_nr_active(const struct pol_order_caps *o, u32 n, u64 req)
  * moment even at 2 % load, and packed on two they wait for each other
  * (the simulator's desktop "light" workload: scheduling delay p50 0 ->
  * 0.8 ms, p99 3.9 ms). Upstream compacts regardless. Here, when a task
- * waited in a queue longer than POL_CC_WAIT_HIGH_NS during a round while
+ * waited in an LLC queue (not one dispatched straight to an idle CPU: in a
+ * VM those wait for the host to run the vCPU, which more CPUs do not cure)
+ * longer than POL_CC_WAIT_HIGH_NS during a round while
  * CPUs were compacted away, the next round uses at least one CPU more than
  * were in use, plus a quarter; the floor decays by an eighth every
  * POL_CC_CALM_ROUNDS rounds in which no wait exceeded POL_CC_WAIT_LOW_NS.

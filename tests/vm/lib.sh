@@ -61,6 +61,12 @@ stop_lavd() {
 	reap "$LPID" 30
 }
 
+# stat_col LOGNAME COLUMN: that column of the last --stats line (found by its header).
+stat_col() {
+	awk -v want="$2" '$1 == "SEQ" { for (i = 1; i <= NF; i++) if ($i == want) c = i; next }
+		c && $1 ~ /^[0-9]+$/ { v = $c } END { print v + 0 }' "/out/$1.log"
+}
+
 # max_wait_us LOG: the scheduler's longest runnable wait from its summary line.
 max_wait_us() {
 	sed -n 's/.*max_wait_us=\([0-9]*\).*/\1/p' "$1" | tail -1

@@ -97,7 +97,7 @@ fi
 # turbulent (time lost to RT) in the stats. Tasks that can only run on that
 # CPU wait for RT throttling there, so this session's longest wait is
 # reported, not held to the limit above (the RT task is not ours to schedule).
-turb_now() { tail -2 "/out/$1.log" | awk '$1 ~ /^[0-9]+$/ { t = $(NF-1) } END { print t + 0 }'; }
+turb_now() { stat_col "$1" TURB; }
 # rt_hog CPU SECS: a SCHED_FIFO busy loop on CPU for SECS seconds, in the background; sets RTPID.
 rt_hog() {
 	taskset -c "$1" chrt -f 50 sh -c "end=\$(( \$(date +%s) + $2 )); while [ \$(date +%s) -lt \$end ]; do :; done" &
@@ -165,6 +165,59 @@ if start_lavd warm --warm-cpu-us 500; then
 	fi
 else
 	fail warm_cpu "did not attach"
+fi
+
+# Core compaction (power.bpf.c): a light periodic load (a 30 Hz two-stage
+# frame pipeline, a few % of the machine) must run on fewer CPUs than the
+# machine has, and the CPUs that did its work must be the active ones (at
+# most one more, for a task that was running when the set shrank); CPU hogs
+# on every CPU must make them all active again, in performance mode.
+cpu_run_ns() { awk '/^cpu[0-9]/ { print $8 }' /proc/schedstat; }
+if start_lavd power; then
+	sleep 3
+	l0=$(wc -l </out/power.log)
+	r0=$(cpu_run_ns)
+	wl=$(wakechain --fps 30 --stages 2 --work-us 300 --secs 6 --name light 2>&1)
+	r1=$(cpu_run_ns)
+	# the light phase's stats rows: how many had CPUs compacted away, and the fewest active
+	rows=$(tail -n +"$((l0 + 1))" /out/power.log | awk -v n="$NCPU" '
+		$1 == "SEQ" { for (i = 1; i <= NF; i++) if ($i == "ACT-CPU") c = i; next }
+		$1 ~ /^[0-9]+$/ { r++; if ($c < n) k++; if (!m || $c < m) m = $c } END { print r + 0, k + 0, m + 0 }')
+	set -- $rows
+	nrows=$1 ncomp=$2 act_light=$3
+	# CPUs that ran more than a tenth of the busiest one did
+	used=$(printf '%s\n%s\n' "$r0" "$r1" | awk -v n="$NCPU" '
+		NR <= n { a[NR] = $1; next } { d[NR - n] = $1 - a[NR - n]; if (d[NR - n] > m) m = d[NR - n] }
+		END { for (i = 1; i <= n; i++) c += (d[i] * 10 > m); print c + 0 }')
+	stress-ng --cpu "$NCPU" -t 5s >/dev/null 2>&1
+	act_busy=$(stat_col power ACT-CPU)
+	pm_busy=$(awk '$1 == "SEQ" { for (i = 1; i <= NF; i++) if ($i == "POWER") c = i; next }
+		c && $1 ~ /^[0-9]+$/ { v = $c } END { print v }' /out/power.log)
+	st=$(state)
+	stop_lavd; rc=$?
+	sw=$(sed -n 's/.*mode_switches=\([0-9]*\).*/\1/p' /out/power.log | tail -1)
+	if [ "$st" = enabled ] && [ $rc = 0 ] && [ "$act_light" -ge 1 ] && [ "$nrows" -ge 3 ] &&
+	   [ $((ncomp * 2)) -ge "$nrows" ] && [ "$act_busy" = "$NCPU" ] && [ "$pm_busy" = performance ] &&
+	   [ "${sw:-0}" -gt 0 ]; then
+		pass compaction "light load: $ncomp of $nrows seconds compacted, down to $act_light of $NCPU CPUs, $used CPUs did a tenth of the busiest's work ($(echo "$wl" | tr '\n' ' ')); hogs: $act_busy active, $pm_busy; $sw mode switches"
+	else
+		fail compaction "state=$st rc=$rc light: $ncomp of $nrows seconds compacted, fewest active '$act_light', used '$used'; hogs: active '$act_busy' mode '$pm_busy'; switches '$sw'"
+		tail -15 /out/power.log
+	fi
+else
+	fail compaction "did not attach"
+fi
+
+# --performance keeps every CPU active whatever the load.
+if start_lavd perf --performance; then
+	sleep 3
+	a=$(stat_col perf ACT-CPU)
+	stop_lavd; rc=$?
+	grep -q 'power: performance' /out/perf.log && [ "$a" = "$NCPU" ] && [ $rc = 0 ] &&
+		pass power_performance "idle: $a of $NCPU CPUs active" ||
+		fail power_performance "active '$a', rc=$rc: $(grep 'power' /out/perf.log | head -2)"
+else
+	fail power_performance "did not attach"
 fi
 
 # kill -9 of the loader: the kernel unregisters the scheduler with the link.
