@@ -180,9 +180,10 @@ if start_lavd power; then
 	wl=$(wakechain --fps 30 --stages 2 --work-us 300 --secs 6 --name light 2>&1)
 	r1=$(cpu_run_ns)
 	# the light phase's stats rows: how many had CPUs compacted away, and the fewest active
-	rows=$(tail -n +"$((l0 + 1))" /out/power.log | awk -v n="$NCPU" '
+	rows=$(awk -v n="$NCPU" -v from="$l0" '
 		$1 == "SEQ" { for (i = 1; i <= NF; i++) if ($i == "ACT-CPU") c = i; next }
-		$1 ~ /^[0-9]+$/ { r++; if ($c < n) k++; if (!m || $c < m) m = $c } END { print r + 0, k + 0, m + 0 }')
+		NR > from && c && $1 ~ /^[0-9]+$/ { a = $c + 0; r++; if (a < n) k++; if (!m || a < m) m = a }
+		END { print r + 0, k + 0, m + 0 }' /out/power.log)
 	set -- $rows
 	nrows=$1 ncomp=$2 act_light=$3
 	# CPUs that ran more than a tenth of the busiest one did
