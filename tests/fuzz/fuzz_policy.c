@@ -553,7 +553,8 @@ static u64 fz_slice_target(u64 nr_active, u64 nr_queued, const struct pol_cfg *c
 	X(P_FUTEX) X(P_LOST) X(P_WARMTH) X(P_BALANCE)			\
 	X(S_INIT) X(S_ADVANCE) X(S_WAKE) X(S_ENQUEUE) X(S_RUNNING)	\
 	X(S_STOP) X(S_QUIESCENT) X(S_WARMTH) X(S_SYS_UPDATE)		\
-	X(S_CPU_LOST) X(S_BALANCE) X(S_PREEMPT)
+	X(S_CPU_LOST) X(S_BALANCE) X(S_PREEMPT)				\
+	X(P_POWER)
 
 #define FZ_ENUM(x) x,
 #define FZ_NAME(x) #x,
@@ -1103,6 +1104,86 @@ static void op_balance(struct fz_in *in)
 	check_pick(d, n, self, mask, pol_pick_stealee(d, n, self, mask));
 }
 
+/*
+ * pol_power.h: compaction, modes, the latency guard, perf criticality,
+ * cpufreq. (Appended last in FZ_OPS so the older seeds keep their ops.)
+ */
+static void op_power(struct fz_in *in)
+{
+	static struct pol_order_caps caps;
+	u64 busy = fz_val(in), interval = fz_val(in), req = fz_val(in), use;
+	u32 cap = fz_val32(in), n = fz_val32(in) % (POL_CC_MAX_CPUS + 8), k = fz_u8(in);
+	u64 bounds[POL_PCO_MAX], planned = 0;
+	u32 nr, mode = fz_u8(in) % (POL_PM_NR + 1), st, nst = fz_u8(in) % 14;
+	struct pol_pm_bounds b;
+	struct pol_cc_guard g = { fz_val32(in), fz_u8(in) % 8 };
+	u32 old_floor = g.floor, rounds = fz_u8(in) % 40;
+	struct pol_task_stat t;
+	u64 mn = fz_val(in), av = fz_val(in), mx = fz_val(in), thr;
+
+	NOTE("busy=%llu int=%llu req=%llu cap=%u n=%u mode=%u nst=%u", (unsigned long long)busy,
+	     (unsigned long long)interval, (unsigned long long)req, cap, n, mode, nst);
+	use = pol_cc_cpu_use(busy, interval, cap);
+	INV(use <= POL_SCALE + POL_SCALE / 2);
+	INV(pol_cc_cpu_use(busy / 2, interval, cap) <= use);	/* monotone in the busy time */
+	INV(pol_cc_req(use) >= use);
+	/* a CPU order: a few raw capacities, the rest a pattern */
+	for (u32 i = 0; i < POL_CC_MAX_CPUS; i++)
+		caps.cap[i] = (u16)(1 + (i * 37) % 1024);
+	for (u32 i = 0; i < k % 8; i++)
+		caps.cap[fz_u8(in) % 16] = (u16)fz_val32(in);
+	nr = pol_cc_nr_active(&caps, n, req);
+	if (!n) {
+		INV(nr == 0);
+	} else {
+		INV(nr >= 1 && nr <= umin(n, POL_CC_MAX_CPUS));
+		for (u32 i = 0; i + 1 < nr; i++)
+			planned += pol_cc_cpu_plan(caps.cap[i]);
+		INV(nr == 1 || planned < req);		/* the shortest prefix */
+		planned += pol_cc_cpu_plan(caps.cap[nr - 1]);
+		INV(nr == umin(n, POL_CC_MAX_CPUS) || planned >= req);
+	}
+	for (int i = 0; i < POL_PCO_MAX; i++)
+		bounds[i] = (i ? bounds[i - 1] : 0) + fz_val32(in);
+	st = pol_pco_state(mode, req, bounds, nst);
+	INV(st < umax(umin(nst, POL_PCO_MAX), 1));
+	if (nst > 1 && mode == POL_PM_POWERSAVE)
+		INV(st == 0);
+	if (nst > 1 && mode == POL_PM_PERFORMANCE)
+		INV(st == umin(nst, POL_PCO_MAX) - 1);
+	if (nst > 1 && mode == POL_PM_BALANCED && st > 0)
+		INV(bounds[st - 1] < req);		/* the first that covers */
+	b = (k & 1) ? pol_pm_bounds_em(bounds, nst) : pol_pm_bounds_noem(cap, req, k & 2);
+	INV(b.low <= b.high);
+	st = pol_autopilot(use, b, mode);
+	INV(st < POL_PM_NR);
+	if (use > b.high)
+		INV(st == POL_PM_PERFORMANCE);		/* up is immediate */
+	if (mode < POL_PM_NR && use <= b.low)
+		INV(st >= umin(mode, POL_PM_BALANCED));	/* down at most to the next useful step */
+	pol_cc_guard_update(&g, req, nr, n);
+	INV(g.floor <= umax(old_floor, n));
+	INV(g.calm < POL_CC_CALM_ROUNDS);
+	if (req > POL_CC_WAIT_HIGH_NS && nr < n)
+		INV(g.floor > nr && g.floor >= umin(old_floor, n));
+	INV(pol_overflow_keep(true, &rounds) && rounds == 0);
+	for (int i = 0; i < POL_CC_OVERFLOW_LINGER; i++)
+		INV(pol_overflow_keep(false, &rounds));
+	INV(!pol_overflow_keep(false, &rounds));
+	memset(&t, 0, sizeof(t));
+	t.wait_freq = fz_val(in);
+	t.wake_freq = fz_val(in);
+	t.run_freq = fz_val(in);
+	t.avg_runtime_ns = fz_val(in);
+	t.acc_runtime_ns = fz_val(in);
+	INV(pol_perf_cri(&t, fz_val(in)) <= 128);
+	thr = pol_thr_perf_cri(cap, mn, av, mx);
+	INV(thr <= umax(umax(mn, av), mx));
+	if (cap >= POL_SCALE)
+		INV(thr == 0);
+	INV(pol_cpuperf_target(busy, req) >= 1 && pol_cpuperf_target(busy, req) <= POL_SCALE);
+}
+
 /* ---- stateful ops: the world, physical time ---- */
 
 static struct fz_task *fz_pick_task(struct fz_world *w, struct fz_in *in)
@@ -1483,6 +1564,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case S_CPU_LOST: s_cpu_lost(&w, &in); break;
 		case S_BALANCE: s_balance(&w, &in); break;
 		case S_PREEMPT: s_preempt(&w, &in); break;
+		case P_POWER: op_power(&in); break;
 		}
 	}
 	return 0;

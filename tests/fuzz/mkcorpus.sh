@@ -77,6 +77,8 @@ seed world_preempt "$HDR4$(op S_ENQUEUE)$(byte 0)$(s 0)$(op S_RUNNING)$(byte 0)$
 seed world_balance "$HDR4$(op S_BALANCE)$(byte 3)$(byte 7)$(byte 0)$(s 0)$(byte 2)$(s 6)$(s 9)$(op S_BALANCE)$(byte 5)$(byte 7)$(byte 0)$(s 0)$(byte 4)$(s 6)$(e $E100)$(op S_BALANCE)$(byte 1)$(byte 7)$(byte 0)$(e $EMAX)$(byte 1)$(s 0)$(s 0)"
 seed world_warmth "$HDRC$(op S_RUNNING)$(byte 2)$(byte 0)$(byte 0)$(op S_STOP)$(byte 2)$(byte 205)$(byte 205)$(e $E500US)$(op S_WARMTH)$(byte 2)$(byte 1)$(e $E500US)$(e $E500US)$(e $E500US)$(op S_RUNNING)$(byte 2)$(byte 0)$(byte 0)$(op S_STOP)$(byte 2)$(byte 100)$(byte 205)$(e $E10MS)$(op S_INIT)$(byte 3)$(byte 2)$(e $E10000)"
 
+seed power "$HDR$(op P_POWER)$(e $E5MS)$(e $E10MS)$(b2 1500)$(b2 1024)$(s 16)$(byte 3)$(byte 1)$(byte 2)$(s 3)$(s 1)$(s 2)$(s 5)$(s 1)$(b2 600)$(b2 2000)$(b2 4000)$(b2 8000)$(s 0)$(s 0)$(s 0)$(s 0)$(s 0)$(s 0)$(s 0)$(b2 512)$(b2 30)$(b2 50)$(b2 60)$(b2 60)$(b2 60)$(b4 8000000)$(e $E0)$(e $E100)"
+seed power_edges "$HDR$(op P_POWER)$(e $EMAX)$(e $E0)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(byte 255)$(byte 4)$(byte 13)$(e $EU32)$(byte 7)$(byte 39)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(e $EMAX)$(e $EMAX)"
 # Every op in at least one seed: decode the op bytes the way the harness does would need
 # the harness; instead check that each op's byte was emitted by this script.
 missing=""
