@@ -264,6 +264,7 @@ static json_t *build(const struct sim *s, const struct sim_opts *o)
 			json_object_set_new(m, "powersave", json_real(round6(r ? (double)st->lavd_mode_rounds[2] / (double)r : 0)));
 			json_object_set_new(c, "lavd_mode_share", m);
 			json_object_set_new(c, "lavd_mode_switch", json_integer((json_int_t)st->lavd_mode_switch));
+			json_object_set_new(c, "lavd_orphan_feeds", json_integer((json_int_t)st->lavd_orphan_feeds));
 			json_object_set_new(c, "lavd_active_cpus_avg",
 					    json_real(round6(r ? (double)st->lavd_active_sum / (double)r : 0)));
 			json_object_set_new(c, "lavd_sched_big", json_integer((json_int_t)st->lavd_sched_big));

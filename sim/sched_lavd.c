@@ -499,8 +499,42 @@ static void pw_apply(struct sim *s, u32 state, u32 nr)
 	pw->compacting = nr + nr_ovf < (u32)s->nr_cpus;
 }
 
+/*
+ * lavd_feed_orphans: an LLC whose queue holds tasks but none of whose CPUs
+ * is usable would be drained only by pulls of CPUs whose own queues ran
+ * dry; open its first CPU in the row's order as overflow and wake it.
+ */
+static void pw_feed_orphans(struct sim *s)
+{
+	struct lavd *l = L(s);
+	struct lavd_power *pw = &l->pw;
+	int llc, pos;
+
+	if (!pw->compacting)
+		return;
+	for (llc = 0; llc < l->nr_llcs; llc++) {
+		if (!l->llc_dsq[llc].n ||
+		    mask_first_and(&s->topo->llc_mask[llc], &pw->usable) >= 0)
+			continue;
+		for (pos = 0; pos < s->nr_cpus; pos++) {
+			s32 cpu = pw->order[pw->state][pos];
+
+			if (cpu_to_llc(s, cpu) != llc)
+				continue;
+			l->cc[cpu].overflow = 1;
+			l->cc[cpu].ovf_rounds = 0;
+			mask_set(&pw->usable, cpu);
+			pw->nr_overflow++;
+			s->st.lavd_orphan_feeds++;
+			sim_kick(s, cpu, 0);
+			break;
+		}
+	}
+}
+
 /* lavd_update_power (the sim has no restricted cpumasks: nothing can be stranded). */
-static void pw_update(struct sim *s, u64 perf_sum, u64 perf_n, u64 perf_min, u64 perf_max)
+static void pw_update(struct sim *s, u64 perf_sum, u64 perf_n, u64 perf_min, u64 perf_max,
+		      u64 nr_queued)
 {
 	struct lavd_power *pw = &L(s)->pw;
 	u32 mode, state, nr, n = (u32)s->nr_cpus;
@@ -513,7 +547,8 @@ static void pw_update(struct sim *s, u64 perf_sum, u64 perf_n, u64 perf_min, u64
 		pw->perf_avg = pol_ewma(pw->perf_avg, perf_sum / perf_n);
 		pw->perf_max = pol_ewma(pw->perf_max, perf_max);
 	}
-	pol_cc_guard_update(&pw->guard, pw->round_max_wait, pw->nr_active + pw->nr_overflow, n);
+	pol_cc_guard_update(&pw->guard, pw->round_max_wait, pw->nr_active + pw->nr_overflow,
+			    nr_queued, n);
 	pw->round_max_wait = 0;
 	mode = pw->fixed < POL_PM_NR ? pw->fixed : pol_autopilot(pw->use_cap, pw->pmb, pw->mode);
 	if (pw->mode < POL_PM_NR && mode != pw->mode)
@@ -521,7 +556,8 @@ static void pw_update(struct sim *s, u64 perf_sum, u64 perf_n, u64 perf_min, u64
 	pw->mode = mode;
 	s->st.lavd_mode_rounds[mode]++;
 	req = pol_cc_req(pw->use_cap);
-	if (pw->no_compaction || mode == POL_PM_PERFORMANCE) {
+	if (pw->no_compaction || mode == POL_PM_PERFORMANCE ||
+	    L(s)->sys.nr_intervals < POL_CC_WARMUP_ROUNDS) {
 		state = 1;
 		nr = n;
 	} else {
@@ -529,6 +565,7 @@ static void pw_update(struct sim *s, u64 perf_sum, u64 perf_n, u64 perf_min, u64
 		nr = (u32)pol_max(pol_cc_nr_active(&pw->caps[state], n, req), pw->guard.floor);
 	}
 	pw_apply(s, state, nr);
+	pw_feed_orphans(s);
 	pw->state = state;
 	pw->nr_active = nr;
 	s->st.lavd_active_sum += nr + pw->nr_overflow;
@@ -1092,7 +1129,7 @@ static void lavd_timer(struct sim *s)
 		cc->cur_max_qwait_ns = 0;
 		lavd_revoke_boost(s, cpu, l->llc_dsq[cpu_to_llc(s, cpu)].n > 0, can_boost);
 	}
-	pw_update(s, perf_sum, perf_n, perf_min, perf_max);
+	pw_update(s, perf_sum, perf_n, perf_min, perf_max, x.nr_queued);
 	x.nr_active = l->pw.nr_active + l->pw.nr_overflow;
 	if (l->nr_llcs > 1 && !l->no_plan) {
 		struct pol_domain cnt_doms[POL_MAX_DOMAINS];

@@ -319,6 +319,7 @@ struct sim_stats {
 	u64 lavd_preempt;		/* try_preempt claimed a victim */
 	u64 cpus_used_sum;		/* CPUs that ran anything, summed over 10 ms samples */
 	u64 lavd_mode_switch;		/* power mode changes */
+	u64 lavd_orphan_feeds;		/* LLC queues with no usable CPU given one (pw_feed_orphans) */
 	u64 lavd_mode_rounds[3];	/* timer rounds in each power mode (enum pol_power_mode) */
 	u64 lavd_active_sum;		/* usable CPUs summed over timer rounds */
 	u64 lavd_sched_big;		/* big/little: runs started on big cores */

@@ -313,7 +313,7 @@ __noinline int lavd_apply_sets(u32 state, u32 nr)
 }
 
 /* Timer, after the CPUs were collected: mode, active set, thresholds. */
-__noinline int lavd_update_power(u64 interval_ns, u64 max_wait_ns)
+__noinline int lavd_update_power(u64 interval_ns, u64 max_wait_ns, u64 nr_queued)
 {
 	u32 mode, state, nr, n = nr_cpus_onln, nr_ovf;
 
@@ -324,7 +324,8 @@ __noinline int lavd_update_power(u64 interval_ns, u64 max_wait_ns)
 		perf_cri_max = pol_ewma(perf_cri_max, cur_perf_max);
 	}
 
-	pol_cc_guard_update(&cc_guard, max_wait_ns, pm_nr_active ? pm_nr_active + pm_nr_overflow : n, n);
+	pol_cc_guard_update(&cc_guard, max_wait_ns, pm_nr_active ? pm_nr_active + pm_nr_overflow : n,
+			    nr_queued, n);
 	mode = pw_pick_mode();
 	if (pm_mode < POL_PM_NR) {
 		pm_mode_ns[pm_mode] += interval_ns;
@@ -334,7 +335,7 @@ __noinline int lavd_update_power(u64 interval_ns, u64 max_wait_ns)
 	pm_mode = mode;
 
 	pm_req_cap = pol_cc_req(pm_use_cap);
-	if (no_core_compaction || mode == POL_PM_PERFORMANCE) {
+	if (no_core_compaction || mode == POL_PM_PERFORMANCE || sys.nr_intervals < POL_CC_WARMUP_ROUNDS) {
 		state = pco_nr_states ? pco_nr_states - 1 : 0;
 		nr = n;
 	} else {

@@ -287,7 +287,7 @@ static void update_sys_stat(void)
 	cur_max_qwait = 0;
 	cur_perf_sum = cur_perf_n = cur_perf_min = cur_perf_max = 0;
 	lavd_collect_cpus();
-	lavd_update_power(cur_sample.interval_ns, cur_max_qwait);
+	lavd_update_power(cur_sample.interval_ns, cur_max_qwait, cur_sample.nr_queued);
 	/* The slice shares the latency budget among the CPUs in use. */
 	cur_sample.nr_active = pm_nr_active + pm_nr_overflow;
 	if (nr_llcs > 1)

@@ -60,6 +60,12 @@ enum pol_power_mode {
  * reproducible.
  */
 #define POL_CC_OVERFLOW_LINGER		25
+/*
+ * No compaction for the first rounds after load: the averages start from
+ * nothing, and compacting on the first 10 ms packed 32 simultaneous timer
+ * wake-ups of a 128-CPU server onto 2 CPUs (16 ms waits in the simulator).
+ */
+#define POL_CC_WARMUP_ROUNDS		10
 /* Autopilot: a mode is left downwards only below 7/8 of its lower bound. */
 #define POL_PM_HYST_SHIFT		3
 /* cpufreq: above 85 % utilisation ask for the maximum. */
@@ -131,8 +137,10 @@ POL_FN u32 pol_cc_nr_active(const struct pol_order_caps *o, u32 n, u64 req)
  * waited in an LLC queue (not one dispatched straight to an idle CPU: in a
  * VM those wait for the host to run the vCPU, which more CPUs do not cure)
  * longer than POL_CC_WAIT_HIGH_NS during a round while
- * CPUs were compacted away, the next round uses at least one CPU more than
- * were in use, plus a quarter; the floor decays by an eighth every
+ * CPUs were compacted away, the next round uses at least as many more CPUs
+ * as tasks are waiting, and at least one more plus a quarter (a burst of 32
+ * timer wake-ups on a 128-CPU server waited 16 ms when the floor only grew
+ * by a quarter per round); the floor decays by an eighth every
  * POL_CC_CALM_ROUNDS rounds in which no wait exceeded POL_CC_WAIT_LOW_NS.
  */
 #define POL_CC_WAIT_HIGH_NS		(1000ULL * POL_NSEC_PER_USEC)
@@ -144,13 +152,18 @@ struct pol_cc_guard {
 	u32 calm;	/* rounds without a long wait, up to POL_CC_CALM_ROUNDS */
 };
 
-/* A round ended with nr_used of n CPUs usable and max_wait_ns the longest wait. */
-POL_FN void pol_cc_guard_update(struct pol_cc_guard *g, u64 max_wait_ns, u32 nr_used, u32 n)
+/*
+ * A round ended with nr_used of n CPUs usable, max_wait_ns the longest
+ * queue wait, and nr_queued tasks still waiting.
+ */
+POL_FN void pol_cc_guard_update(struct pol_cc_guard *g, u64 max_wait_ns, u32 nr_used,
+				u64 nr_queued, u32 n)
 {
 	if (max_wait_ns > POL_CC_WAIT_HIGH_NS) {
 		/* all CPUs were in use: more cannot help, and would only delay compaction */
 		if (nr_used < n)
-			g->floor = (u32)pol_min(pol_max(g->floor, nr_used) + 1 + (nr_used >> 2), n);
+			g->floor = (u32)pol_min(pol_add_sat(pol_max(g->floor, nr_used),
+							    pol_max(1 + (nr_used >> 2), nr_queued)), n);
 		g->calm = 0;
 		return;
 	}

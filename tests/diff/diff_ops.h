@@ -195,7 +195,7 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		{
 			struct pol_cc_guard g = { (u32)in[1], (u32)(in[2] % 8) };
 
-			pol_cc_guard_update(&g, in[3], (u32)in[4], (u32)in[5]);
+			pol_cc_guard_update(&g, in[3], (u32)in[4], in[6], (u32)in[5]);
 			out[5] = g.floor;
 			out[6] = g.calm;
 		}

@@ -1161,7 +1161,7 @@ static void op_power(struct fz_in *in)
 		INV(st == POL_PM_PERFORMANCE);		/* up is immediate */
 	if (mode < POL_PM_NR && use <= b.low)
 		INV(st >= umin(mode, POL_PM_BALANCED));	/* down at most to the next useful step */
-	pol_cc_guard_update(&g, req, nr, n);
+	pol_cc_guard_update(&g, req, nr, busy, n);
 	INV(g.floor <= umax(old_floor, n));
 	INV(g.calm < POL_CC_CALM_ROUNDS);
 	if (req > POL_CC_WAIT_HIGH_NS && nr < n)

@@ -1179,34 +1179,42 @@ TEST(cc_guard_grows_on_waits_and_decays)
 	struct pol_cc_guard g = { 0, 0 };
 	int i;
 
-	pol_cc_guard_update(&g, POL_CC_WAIT_HIGH_NS, 2, 32);	/* at the bound: nothing */
+	pol_cc_guard_update(&g, POL_CC_WAIT_HIGH_NS, 2, 0, 32);	/* at the bound: nothing */
 	CHECK_EQ(g.floor, 0);
-	pol_cc_guard_update(&g, POL_CC_WAIT_HIGH_NS + 1, 2, 32);
+	pol_cc_guard_update(&g, POL_CC_WAIT_HIGH_NS + 1, 2, 0, 32);
 	CHECK_EQ(g.floor, 3);					/* 2 + 1 + 2/4 */
-	pol_cc_guard_update(&g, 5000000, 8, 32);
+	{
+		struct pol_cc_guard h = { 0, 0 };
+
+		pol_cc_guard_update(&h, 2000000, 2, 20, 32);	/* 20 waiting: 20 more */
+		CHECK_EQ(h.floor, 22);
+		pol_cc_guard_update(&h, 2000000, 22, POL_U64_MAX, 32);
+		CHECK_EQ(h.floor, 32);
+	}
+	pol_cc_guard_update(&g, 5000000, 8, 1, 32);
 	CHECK_EQ(g.floor, 11);					/* 8 + 1 + 2 */
-	pol_cc_guard_update(&g, 5000000, 32, 32);		/* all in use: no growth */
+	pol_cc_guard_update(&g, 5000000, 32, 99, 32);	/* all in use: no growth */
 	CHECK_EQ(g.floor, 11);
-	pol_cc_guard_update(&g, 5000000, 30, 32);		/* capped at n */
+	pol_cc_guard_update(&g, 5000000, 30, 0, 32);		/* capped at n */
 	CHECK_EQ(g.floor, 32);
 	/* calm rounds: an eighth plus one every POL_CC_CALM_ROUNDS */
 	for (i = 0; i < POL_CC_CALM_ROUNDS - 1; i++)
-		pol_cc_guard_update(&g, 0, 32, 32);
+		pol_cc_guard_update(&g, 0, 32, 0, 32);
 	CHECK_EQ(g.floor, 32);
-	pol_cc_guard_update(&g, 0, 32, 32);
+	pol_cc_guard_update(&g, 0, 32, 0, 32);
 	CHECK_EQ(g.floor, 27);
 	/* a middling wait resets the calm count without growing */
 	for (i = 0; i < POL_CC_CALM_ROUNDS - 1; i++)
-		pol_cc_guard_update(&g, 0, 32, 32);
-	pol_cc_guard_update(&g, POL_CC_WAIT_LOW_NS, 32, 32);
-	pol_cc_guard_update(&g, 0, 32, 32);
+		pol_cc_guard_update(&g, 0, 32, 0, 32);
+	pol_cc_guard_update(&g, POL_CC_WAIT_LOW_NS, 32, 0, 32);
+	pol_cc_guard_update(&g, 0, 32, 0, 32);
 	CHECK_EQ(g.floor, 27);
 	/* down to 0, never below */
 	for (i = 0; i < 100 * POL_CC_CALM_ROUNDS; i++)
-		pol_cc_guard_update(&g, 0, 1, 32);
+		pol_cc_guard_update(&g, 0, 1, 0, 32);
 	CHECK_EQ(g.floor, 0);
 	g.floor = 5;
-	pol_cc_guard_update(&g, POL_U64_MAX, 0, 0);		/* n = 0: no growth */
+	pol_cc_guard_update(&g, POL_U64_MAX, 0, 9, 0);		/* n = 0: no growth */
 	CHECK_EQ(g.floor, 5);
 }
 
