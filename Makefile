@@ -25,7 +25,8 @@ LOADER_SRCS := src/loader/main.c src/loader/opts.c src/loader/topo.c src/loader/
 LOADER_HDRS := $(wildcard src/loader/*.h) src/common/intf.h $(POLICY_HDRS)
 
 .PHONY: all setup run test test-unit test-bpf test-diff test-vm test-loader clean
-all: $(O)/scx_lavd $(O)/vm-bin/wakechain $(O)/vm-bin/lavd-schbench $(O)/vm-bin/threadstorm
+all: $(O)/scx_lavd $(O)/vm-bin/wakechain $(O)/vm-bin/lavd-schbench $(O)/vm-bin/threadstorm \
+     $(O)/vm-bin/cpusused
 
 setup:
 	@tools/setup.sh
@@ -56,6 +57,10 @@ $(O)/vm-bin/wakechain: tools/bench/wakechain.c
 $(O)/vm-bin/lavd-schbench: tools/bench/schbench.c
 	@mkdir -p $(O)/vm-bin
 	$(CC) -O2 -Wall -Wextra -Werror -static -pthread -o $@ $<
+
+$(O)/vm-bin/cpusused: tools/bench/cpusused.c
+	@mkdir -p $(O)/vm-bin
+	$(CC) -O2 -Wall -Wextra -Werror -static -o $@ $<
 
 $(O)/vm-bin/threadstorm: tools/bench/threadstorm.c
 	@mkdir -p $(O)/vm-bin

@@ -571,7 +571,7 @@ static void pw_update(struct sim *s, u64 perf_sum, u64 perf_n, u64 perf_min, u64
 	s->st.lavd_active_sum += nr + pw->nr_overflow;
 }
 
-/* pw_pick_by_type: big cores for performance-critical tasks, little ones for the rest. */
+/* pw_pick_by_type: whole big cores for performance-critical tasks, little ones for the rest. */
 static s32 pw_pick_by_type(struct sim *s, struct task *p, const struct cpumask *allowed,
 			   s32 prev_cpu)
 {
@@ -580,14 +580,19 @@ static s32 pw_pick_by_type(struct sim *s, struct task *p, const struct cpumask *
 	struct cpumask tmp;
 	int w;
 
+	bool want_big;
+	int want;
+
 	if (!pw->big_little)
 		return -1;
-	type = p->l.perf_cri > pw->thr_perf_cri ? &pw->bigm : &pw->littlem;
+	want = pol_perf_type(p->l.perf_cri, pw->thr_perf_cri);
+	want_big = want > 0;
+	if (!want || pw->big[prev_cpu] == want_big)	/* the general search starts from prev */
+		return -1;
+	type = want_big ? &pw->bigm : &pw->littlem;
 	for (w = 0; w < SIM_MASK_WORDS; w++)
 		tmp.w[w] = allowed->w[w] & type->w[w];
-	if (mask_test(&tmp, prev_cpu) && sim_claim_idle(s, prev_cpu))
-		return prev_cpu;
-	return sim_pick_idle(s, &tmp, 0);
+	return sim_pick_idle(s, &tmp, s->topo->smt);
 }
 
 static s32 pick_idle_cpu(struct sim *s, struct task *p, s32 prev_cpu, bool *is_idle)

@@ -27,15 +27,6 @@ static __always_inline bool claim_cpu(s32 cpu)
 	return scx_bpf_test_and_clear_cpu_idle(cpu);
 }
 
-static __always_inline bool core_idle(s32 cpu)
-{
-	const struct cpumask *smt = scx_bpf_get_idle_smtmask();
-	bool idle = bpf_cpumask_test_cpu(cpu, smt);
-
-	scx_bpf_put_idle_cpumask(smt);
-	return idle;
-}
-
 /*
  * --warm-cpu-us: a task that is not critical, whose previous CPU is busy but
  * still warm with its data, may wait for it if the wait is expected to be

@@ -221,6 +221,16 @@ static __always_inline bool cpu_runs_idle_task(s32 cpu)
 	return idle;
 }
 
+/* Is the whole core of cpu idle (every SMT sibling)? */
+static __always_inline bool core_idle(s32 cpu)
+{
+	const struct cpumask *smt = scx_bpf_get_idle_smtmask();
+	bool idle = bpf_cpumask_test_cpu(cpu, smt);
+
+	scx_bpf_put_idle_cpumask(smt);
+	return idle;
+}
+
 static __always_inline bool is_pinned(const struct task_struct *p)
 {
 	return p->nr_cpus_allowed == 1;

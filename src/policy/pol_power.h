@@ -330,6 +330,26 @@ POL_FN u64 pol_thr_perf_cri(u32 big_1024, u64 min, u64 avg, u64 max)
 }
 
 /*
+ * Which core type a task should move to: 1 big, -1 little, 0 either (stay
+ * where it is). Tasks within POL_PERF_CRI_BAND of the threshold have no
+ * preference: the threshold splits tasks of near-equal perf-criticality
+ * (the workers of one server), whose values wobble across it from run to
+ * run, and a strict split moved them between big and little cores on
+ * every other wake-up (in the simulator, 8x the migrations of a scheduler
+ * without the split on the hybrid server workload, and more energy).
+ */
+#define POL_PERF_CRI_BAND		1
+
+POL_FN int pol_perf_type(u32 perf_cri, u64 thr)
+{
+	if (perf_cri > pol_add_sat(thr, POL_PERF_CRI_BAND))
+		return 1;
+	if ((u64)perf_cri + POL_PERF_CRI_BAND < thr)
+		return -1;
+	return 0;
+}
+
+/*
  * cpufreq target of a CPU, 1..1024 (scx_bpf_cpuperf_set), from its average
  * and current utilisation (0..1024): the higher of the two, so a rise is
  * served at once and a fall only once it lasts; the maximum above 85 %.

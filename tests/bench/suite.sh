@@ -82,9 +82,17 @@ suite() {
 	t=$(stress-ng --cpu "$N" -t "${SECS}s" --metrics-brief 2>&1 | awk '/metrc:.* cpu /{print $(NF-1)}')
 	out batch_bogo_ops_s "$t"
 
-	# light periodic load: average busy CPUs
+	# light periodic load: average busy CPUs (run time / elapsed: the same
+	# work gives the same figure however many CPUs do it) ...
 	CMD=light
 	out light_busy_cpus "$(busy_cpus)"
+	# ... and CPUs woken per 10 ms window (cpusused; its own 10 ms sampling
+	# wakes one CPU per window under either scheduler): what compaction lowers
+	light >/dev/null 2>&1 &
+	L=$!
+	u=$(cpusused "$SECS" | sed -n 's/.*cpus_used=\([0-9.]*\).*/\1/p')
+	wait "$L"
+	out light_cpus_used "$u"
 }
 
 REP=1

@@ -189,7 +189,7 @@ POL_FN void diff_exec(struct diff_ctx *c)
 
 		out[0] = pol_perf_cri(&c->t1, in[0]);
 		out[1] = pol_thr_perf_cri((u32)in[1], in[2], in[3], in[4]);
-		out[2] = pol_cpuperf_target(in[5], in[6]);
+		out[2] = pol_cpuperf_target(in[5], in[6]) + ((u64)(pol_perf_type((u32)in[3], in[4]) + 1) << 32);
 		out[3] = pol_overflow_keep(in[7] & 1, &rounds);
 		out[4] = rounds;
 		{

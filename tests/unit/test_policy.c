@@ -1218,4 +1218,18 @@ TEST(cc_guard_grows_on_waits_and_decays)
 	CHECK_EQ(g.floor, 5);
 }
 
+TEST(perf_type_has_a_band)
+{
+	CHECK_EQ(pol_perf_type(20, 10), 1);
+	CHECK_EQ(pol_perf_type(12, 10), 1);
+	CHECK_EQ(pol_perf_type(11, 10), 0);	/* within the band: stay */
+	CHECK_EQ(pol_perf_type(10, 10), 0);
+	CHECK_EQ(pol_perf_type(9, 10), 0);
+	CHECK_EQ(pol_perf_type(8, 10), -1);
+	CHECK_EQ(pol_perf_type(0, 0), 0);
+	CHECK_EQ(pol_perf_type(0, POL_U64_MAX), -1);
+	CHECK_EQ(pol_perf_type(0xffffffffU, POL_U64_MAX), -1);
+	CHECK_EQ(pol_perf_type(0xffffffffU, 0), 1);
+}
+
 HARNESS_MAIN("unit")
