@@ -10,5 +10,6 @@
 #include "pol_balance.h"
 #include "pol_preempt.h"
 #include "pol_cpu.h"
+#include "pol_cbw.h"
 
 #endif /* __POL_H */

@@ -22,6 +22,7 @@ static const char *op_names[NR_DIFF_OPS] = {
 	"log2x", "mul_sat", "ewma", "ewma_asym", "freq", "lat_cri", "wake", "task_cycle",
 	"greedy", "deadline", "clock", "slice_target", "thr", "sys_update", "task_slice",
 	"stealee", "invr", "norm", "ctx_boost", "task_init", "preempt", "futex", "turbulence", "warmth", "plan",
+	"cbw_quota", "cbw_period",
 };
 
 static u64 rng = 0x9e3779b97f4a7c15ULL;
@@ -113,6 +114,19 @@ static void fill_case(struct diff_ctx *c, u32 op)
 		if (op == OP_PLAN && (next() & 7))
 			c->doms[i].nr_queued |= 1;
 	}
+	c->cbw.nquota = val();
+	c->cbw.nquota_ub = next() & 1 ? val() : POL_CBW_INF;
+	c->cbw.nburst = val();
+	c->cbw.budget = (s64)val();
+	c->cbw.nr_periods = val();
+	c->cbw.nr_throttled = val();
+	c->cbw.throttled = next() & 1;
+	for (int i = 0; i < POL_CBW_CHAIN_MAX; i++) {
+		c->ch1.id[i] = val();
+		c->ch2.id[i] = val();
+	}
+	c->ch1.n = next() & 1 ? val() : next() % (POL_CBW_CHAIN_MAX + 1);
+	c->ch2.n = val();
 	if (op == OP_PLAN) {
 		c->in[0] %= 9;
 		c->in[1] %= 9;
