@@ -34,6 +34,7 @@ struct task_ctx {
 	u32 nr_enq;		/* enqueues since it last ran */
 	u8 enq_via;		/* enum lavd_via of the last enqueue */
 	struct pol_warmth warm;
+	u64 cbw_cgid;		/* cgroup id, with --enable-cpu-bw (cgroup_bw.bpf.c) */
 };
 
 /* Scratch and per-LLC cpumasks live in maps (kptrs cannot be plain globals). */

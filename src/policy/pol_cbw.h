@@ -225,22 +225,26 @@ POL_FN void pol_cbw_replenish(struct pol_cbw *c, u64 used_ns, u64 elapsed_ns)
 POL_FN void pol_cbw_chain_build(struct pol_cbw_chain *out, const struct pol_cbw_chain *parent,
 				u64 self_id, bool self_limited)
 {
-	u32 n = 0, pn = parent ? pol_min(parent->n, POL_CBW_CHAIN_MAX) : 0;
-	int i;
+	u32 off = self_limited ? 1 : 0;
+	u32 pn = parent ? (u32)pol_min(parent->n, POL_CBW_CHAIN_MAX) : 0;
+	int k;
 
-	if (self_limited)
-		out->id[n++] = self_id;
-	pol_for(i, pn, POL_CBW_CHAIN_MAX) {
-		if (n >= POL_CBW_CHAIN_MAX)
-			break;
-		out->id[n & (POL_CBW_CHAIN_MAX - 1)] = parent->id[i];
-		n++;
+	/*
+	 * Slot k holds the parent's slot k - off. No counter carried across
+	 * iterations: under BPF the verifier widens such a counter in an
+	 * open-coded loop and then cannot bound an index made from it.
+	 */
+	pol_for(k, POL_CBW_CHAIN_MAX, POL_CBW_CHAIN_MAX) {
+		u32 j = (u32)k - off;
+
+		if ((u32)k < off)
+			out->id[k] = self_id;
+		else if (j < pn)
+			out->id[k] = parent->id[j];
+		else
+			out->id[k] = 0;
 	}
-	pol_for(i, POL_CBW_CHAIN_MAX, POL_CBW_CHAIN_MAX) {
-		if ((u32)i >= n)
-			out->id[i] = 0;
-	}
-	out->n = n;
+	out->n = (u32)pol_min(pn + off, POL_CBW_CHAIN_MAX);
 	out->pad = 0;
 }
 
