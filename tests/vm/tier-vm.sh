@@ -18,5 +18,10 @@ for k in ${LAVD_VM_KERNELS:-7.3 7.2}; do
 	tools/vm/run --kernel "$k" --cpus 4 --sockets 2 --timeout 600 --out "$out-llc2" \
 		-- sh tests/vm/llc2.sh "vm-$k" 20 2>"$out-llc2.stderr" || rc=1
 	grep -E 'sched_ext|BUG|WARNING' "$out-llc2.stderr" | tail -5
+	# cgroup cpu.max under --enable-cpu-bw (a boot of its own: it changes the cgroup tree).
+	rm -rf "$out-cbw"
+	tools/vm/run --kernel "$k" --cpus 4 --timeout 600 --out "$out-cbw" \
+		-- sh tests/vm/cbw.sh "vm-$k" 10 2>"$out-cbw.stderr" || rc=1
+	grep -E 'sched_ext|BUG|WARNING' "$out-cbw.stderr" | tail -5
 done
 exit $rc
