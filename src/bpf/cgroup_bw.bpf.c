@@ -94,6 +94,7 @@ static __always_inline struct cbw_round *cbw_round(void)
 	asm volatile("" : "+r"(r));
 	return r;
 }
+
 u64 cbw_last_replenish_ns;
 u64 cbw_nr_throttle_events;
 u64 cbw_nr_set_aside;
