@@ -19,6 +19,9 @@ DIFF_BPF_CFLAGS := $(BPF_CFLAGS) -Itests/diff
 $(O)/test_policy: tests/unit/test_policy.c tests/harness.h $(POLICY_HDRS) | $(O)
 	$(CC) $(TEST_CFLAGS) -o $@ $<
 
+$(O)/test_cbw: tests/unit/test_cbw.c tests/harness.h $(POLICY_HDRS) | $(O)
+	$(CC) $(TEST_CFLAGS) -o $@ $<
+
 $(O)/test_topo: tests/unit/test_topo.c src/loader/topo.c src/loader/topo.h tests/harness.h | $(O)
 	$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_topo.c src/loader/topo.c
 
@@ -66,12 +69,14 @@ fuzz: $(O)/fuzz_policy
 	@O=$(O) tests/fuzz/run.sh $(O)/fuzz_policy $(LAVD_FUZZ_LONG_SECS)
 
 .PHONY: test-build
-test-build: all $(O)/test_policy $(O)/test_topo $(O)/test_cpu_order $(O)/test_opts $(O)/test_power \
-	    $(O)/fuzz_policy $(O)/diff.bpf.o $(O)/diff_bug.bpf.o $(O)/diff_host $(O)/lavd-sim $(O)/lavd-sim-debug
+test-build: all $(O)/test_policy $(O)/test_cbw $(O)/test_topo $(O)/test_cpu_order $(O)/test_opts \
+	    $(O)/test_power $(O)/fuzz_policy $(O)/diff.bpf.o $(O)/diff_bug.bpf.o $(O)/diff_host \
+	    $(O)/lavd-sim $(O)/lavd-sim-debug
 
-test-unit: $(O)/test_policy $(O)/test_topo $(O)/test_cpu_order $(O)/test_opts $(O)/test_power $(O)/scx_lavd
-	@$(O)/test_policy && $(O)/test_topo && $(O)/test_cpu_order && $(O)/test_opts && $(O)/test_power && \
-	 tests/loader/test_cli.sh $(O)/scx_lavd
+test-unit: $(O)/test_policy $(O)/test_cbw $(O)/test_topo $(O)/test_cpu_order $(O)/test_opts \
+	   $(O)/test_power $(O)/scx_lavd
+	@$(O)/test_policy && $(O)/test_cbw && $(O)/test_topo && $(O)/test_cpu_order && \
+	 $(O)/test_opts && $(O)/test_power && tests/loader/test_cli.sh $(O)/scx_lavd
 
 test-diff: $(O)/diff.bpf.o $(O)/diff_bug.bpf.o $(O)/diff_host
 	@$(O)/diff_host $(O)/diff.bpf.o --cases $(DIFF_CASES) && \

@@ -25,6 +25,9 @@ s32 BPF_STRUCT_OPS(lavd_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wak
 
 	if (!tc)
 		return prev_cpu;
+	/* Throttled (cpu.max): no idle CPU for it, enqueue sets it aside. */
+	if (cbw_throttled(p, tc))
+		return prev_cpu;
 	tc->ctx |= POL_CTX_WAKEUP;
 	if ((wake_flags & SCX_WAKE_SYNC) && !(pol_flags & POL_CFG_NO_WAKE_SYNC))
 		tc->ctx |= POL_CTX_SYNC_WAKEUP;
@@ -58,6 +61,8 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 	if (enq_flags & SCX_ENQ_WAKEUP)
 		tc->ctx |= POL_CTX_WAKEUP;
 	task_update_deadline(p, tc);
+	if (cbw_enqueue(p, tc, enq_flags))
+		return;
 
 	cpu = allowed_cpu(p, scx_bpf_task_cpu(p));
 	/*
@@ -140,11 +145,13 @@ void BPF_STRUCT_OPS(lavd_dequeue, struct task_struct *p, u64 deq_flags)
 /*
  * Nothing else to run: the kernel keeps prev, but would refill an expired
  * slice with its 20 ms default; give it our slice so a task queued a moment
- * later waits at most that long.
+ * later waits at most that long. Not if its cgroup is throttled (cpu.max):
+ * then it goes back through enqueue (SCX_OPS_ENQ_LAST) and is set aside.
  */
 static __always_inline void keep_prev(struct task_struct *prev)
 {
-	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && !prev->scx.slice)
+	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && !prev->scx.slice &&
+	    !cbw_task_throttled(prev))
 		lavd_set_slice(prev, READ_ONCE(sys.slice_ns));
 }
 

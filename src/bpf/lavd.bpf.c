@@ -24,15 +24,19 @@
  *   dsq.bpf.c       select_cpu, enqueue, dispatch: one queue per LLC
  *   sys_stat.bpf.c  the 10 ms statistics timer
  *   power.bpf.c     core compaction, power modes, big/little, cpufreq
+ *   cgroup_bw.bpf.c cgroup CPU bandwidth (cpu.max), with --enable-cpu-bw
  * It is a single translation unit because bpftool cannot link objects that
  * repeat kfunc declarations.
- *
- * Not built yet (see README): cgroup bandwidth.
  */
 #include "lavd.bpf.h"
+/*
+ * power first: idle uses it; idle before cgroup_bw, which uses it; task and
+ * dsq call both.
+ */
 #include "power.bpf.c"
-#include "task.bpf.c"
 #include "idle.bpf.c"
+#include "cgroup_bw.bpf.c"
+#include "task.bpf.c"
 #include "preempt.bpf.c"
 #include "lock.bpf.c"
 #include "dsq.bpf.c"
@@ -158,6 +162,11 @@ struct sched_ext_ops lavd_ops = {
 	.init_task	= (void *)lavd_init_task,
 	.exit_task	= (void *)lavd_exit_task,
 	.enable		= (void *)lavd_enable,
+	/* cleared by the loader unless --enable-cpu-bw */
+	.cgroup_init	= (void *)lavd_cgroup_init,
+	.cgroup_exit	= (void *)lavd_cgroup_exit,
+	.cgroup_move	= (void *)lavd_cgroup_move,
+	.cgroup_set_bandwidth = (void *)lavd_cgroup_set_bandwidth,
 	.init		= (void *)lavd_init,
 	.exit		= (void *)lavd_exit,
 	.timeout_ms	= 30000,

@@ -36,6 +36,7 @@ struct task_ctx {
 	u8 queued_affn;		/* counted in nr_queued_affn (power.bpf.c) */
 	u32 perf_cri;		/* performance criticality (pol_perf_cri), at the last run */
 	struct pol_warmth warm;
+	u64 cbw_cgid;		/* cgroup id, with --enable-cpu-bw (cgroup_bw.bpf.c) */
 };
 
 /* Scratch and per-LLC cpumasks live in maps (kptrs cannot be plain globals). */

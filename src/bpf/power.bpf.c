@@ -246,6 +246,7 @@ static __always_inline u32 pw_pick_mode(void)
 /* lavd_apply_sets' sums. */
 static u64 ap_cap_all, ap_cap_big;
 static u32 ap_nr_ovf;
+static u32 ap_llc_usable[LAVD_MAX_LLCS];	/* usable CPUs per LLC */
 
 /* One CPU into or out of the active set; an overflow CPU lingers while it has work. */
 static __always_inline void pw_set_cpu(s32 cpu, bool active)
@@ -268,6 +269,7 @@ static __always_inline void pw_set_cpu(s32 cpu, bool active)
 	}
 	use = cc->active || cc->overflow;
 	if (use) {
+		ap_llc_usable[LLC_IDX(cpu_to_llc(cpu))]++;
 		ap_cap_all += cpu_cap(cpu);
 		if (big_cpu[CPU_IDX(cpu)])
 			ap_cap_big += cpu_cap(cpu);
@@ -300,6 +302,7 @@ __noinline int lavd_apply_sets(u32 state, u32 nr)
 		state = 0;
 	ap_cap_all = ap_cap_big = 0;
 	ap_nr_ovf = 0;
+	__builtin_memset(ap_llc_usable, 0, sizeof(ap_llc_usable));
 	bpf_for(pass, 0, 2) {
 		bpf_for(pos, 0, LAVD_MAX_CPUS) {
 			struct cpu_ctx *cc;
@@ -321,6 +324,49 @@ __noinline int lavd_apply_sets(u32 state, u32 nr)
 		thr_perf_cri = pol_thr_perf_cri((u32)pol_div(ap_cap_big << POL_SHIFT, ap_cap_all),
 						perf_cri_min, perf_cri_avg, perf_cri_max);
 	return ap_nr_ovf;
+}
+
+/*
+ * An LLC whose queue holds tasks but none of whose CPUs is usable would be
+ * drained only by pulls of CPUs whose own queues ran dry (e.g. tasks moved
+ * back by cgroup_bw.bpf.c to their old CPU's LLC): open its first CPU in
+ * the row's order as overflow and wake it. Returns the CPUs opened.
+ */
+__noinline int lavd_feed_orphans(u32 state)
+{
+	u32 llc, pos, opened = 0;
+
+	if (state >= POL_PCO_MAX)
+		state = 0;
+	bpf_for(llc, 0, LAVD_MAX_LLCS) {
+		if (llc >= nr_llcs)
+			break;
+		if (ap_llc_usable[LLC_IDX(llc)] || scx_bpf_dsq_nr_queued(LLC_DSQ(llc)) <= 0)
+			continue;
+		bpf_for(pos, 0, LAVD_MAX_CPUS) {
+			struct cpu_ctx *cc;
+			struct bpf_cpumask *u;
+			s32 cpu;
+
+			if (pos >= nr_cpus_onln)
+				break;
+			cpu = pco_cpus[state][CPU_IDX(pos)];
+			cc = get_cpu_ctx(cpu);
+			if (!cc || !cpu_is_known(cpu) || cpu_to_llc(cpu) != (s32)llc)
+				continue;
+			cc->overflow = 1;
+			cc->ovf_rounds = 0;
+			bpf_rcu_read_lock();
+			u = pw_mask(PW_MASK_USABLE);
+			if (u)
+				bpf_cpumask_set_cpu(cpu, u);
+			bpf_rcu_read_unlock();
+			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+			opened++;
+			break;
+		}
+	}
+	return opened;
 }
 
 /* Timer, after the CPUs were collected: mode, active set, thresholds. */
@@ -365,6 +411,8 @@ __noinline int lavd_update_power(u64 interval_ns, u64 max_wait_ns, u64 nr_queued
 		nr = pm_nr_active;
 	}
 	nr_ovf = lavd_apply_sets(state, nr);
+	if (nr + nr_ovf < n)
+		nr_ovf += lavd_feed_orphans(state);
 	pm_state = state;
 	pm_nr_active = nr;
 	pm_nr_overflow = nr_ovf;

@@ -25,6 +25,8 @@
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #endif
+/* The iterator of the enclosing bpf_for_each() (bpf_helpers.h names it ___it). */
+#define BPF_FOR_EACH_ITER	(&___it)
 #define READ_ONCE(x)		(*(volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
 
@@ -98,6 +100,38 @@ static __always_inline u64 lavd_now(void)
 static __always_inline bool lavd_move_to_local(u64 dsq_id)
 {
 	return scx_bpf_dsq_move_to_local(dsq_id);
+}
+
+/*
+ * cpu.max of a cgroup as ops.cgroup_init sees it: scx_cgroup_init_args has
+ * bw_period_us/bw_quota_us/bw_burst_us from 6.17 on. Without them (the
+ * loader then refuses --enable-cpu-bw) every cgroup reads as "max".
+ */
+struct lavd_cgroup_bw {
+	u64 period_us;
+	u64 quota_us;		/* U64_MAX: "max" */
+	u64 burst_us;
+};
+
+static __always_inline void lavd_cgroup_init_bw(struct scx_cgroup_init_args *args,
+						struct lavd_cgroup_bw *bw)
+{
+	bw->period_us = 100000;
+	bw->quota_us = ~0ULL;
+	bw->burst_us = 0;
+	if (bpf_core_field_exists(args->bw_quota_us)) {
+		bw->period_us = args->bw_period_us;
+		bw->quota_us = args->bw_quota_us;
+		bw->burst_us = args->bw_burst_us;
+	}
+}
+
+/* The cgroup a task starts in (scx_init_task_args.cgroup, CONFIG_EXT_GROUP_SCHED). */
+static __always_inline struct cgroup *lavd_init_task_cgroup(struct scx_init_task_args *args)
+{
+	if (bpf_core_field_exists(args->cgroup))
+		return args->cgroup;
+	return NULL;
 }
 
 #endif /* __LAVD_SCX_BPF_H */

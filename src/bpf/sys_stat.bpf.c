@@ -298,6 +298,7 @@ static void update_sys_stat(void)
 static int stat_timer_cb(void *map, int *key, struct bpf_timer *timer)
 {
 	update_sys_stat();
+	cbw_timer_round();
 	bpf_timer_start(timer, POL_SYS_STAT_INTERVAL_NS, 0);
 	return 0;
 }

@@ -144,6 +144,7 @@ static __always_inline void task_account(struct task_struct *p, struct task_ctx 
 							     READ_ONCE(sys.avg_lat_cri)));
 	if (cc)
 		cc->busy_ns += ran;
+	cbw_charge(tc, ran);
 }
 
 /* Stop counting a task in its LLC's queued load (it runs or left the queue). */
@@ -316,8 +317,10 @@ void BPF_STRUCT_OPS(lavd_tick, struct task_struct *p)
 							       pol_sub_sat(now, cc->last_tick_ns)));
 		WRITE_ONCE(cc->last_tick_ns, now);
 	}
-	if (tc)
+	if (tc) {
 		task_account(p, tc, cc, cpu);
+		cbw_tick(p, tc);
+	}
 }
 
 void BPF_STRUCT_OPS(lavd_stopping, struct task_struct *p, bool runnable)
@@ -407,6 +410,7 @@ s32 BPF_STRUCT_OPS(lavd_init_task, struct task_struct *p, struct scx_init_task_a
 	tc->warm.heat = 0;
 	tc->warm.last_stop_ns = now;
 	tc->warm.cpu = -1;
+	cbw_init_task(tc, args);
 	__sync_fetch_and_add(&nr_tasks, 1);
 	return 0;
 }

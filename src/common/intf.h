@@ -25,6 +25,7 @@ enum lavd_via {
 	LAVD_VIA_PINNED,	/* the local queue of the only CPU it may use */
 	LAVD_VIA_WARM,		/* the local queue of its warm CPU (--warm-cpu-us) */
 	LAVD_VIA_LLC,		/* its LLC's deadline-ordered queue */
+	LAVD_VIA_CBW,		/* set aside: its cgroup was throttled (cpu.max) */
 	LAVD_VIA_NR,
 };
 
@@ -86,6 +87,15 @@ struct lavd_stats {
 	unsigned long long nr_sched_perf_cri;	/* ... started while performance-critical */
 	unsigned long long thr_perf_cri;
 	unsigned long long nr_cpuperf_set;	/* cpufreq target changes */
+	/* cgroup CPU bandwidth (--enable-cpu-bw), cgroup_bw.bpf.c */
+	unsigned long long nr_cbw_throttle;	/* times a cgroup was throttled */
+	unsigned long long nr_cbw_throttled;	/* cgroups throttled now */
+	unsigned long long nr_cbw_set_aside;	/* tasks set aside while throttled */
+	unsigned long long nr_cbw_released;	/* ... and moved back */
+	unsigned long long nr_cbw_cgroups;	/* cgroups tracked */
+	unsigned long long nr_cbw_untracked;	/* cgroups not tracked (table full) */
+	unsigned long long cbw_max_charge_ns;	/* longest run time charged at once */
+	unsigned long long cbw_max_overrun_ns;	/* largest overspend of a period */
 };
 
 /* Per-CPU context; read by other CPUs (statistics timer, victim search). */

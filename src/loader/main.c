@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "../common/intf.h"
 #include "../policy/pol.h"
@@ -29,6 +30,7 @@
 #define EM_DEBUGFS		"/sys/kernel/debug/energy_model"
 #define PPD_STATE		"/var/lib/power-profiles-daemon/state.ini"
 #define SCX_OPS_KEEP_BUILTIN_IDLE	(1ULL << 0)
+#define SCX_OPS_ENQ_LAST	(1ULL << 1)
 #define SCX_OPS_SWITCH_PARTIAL	(1ULL << 3)
 #define SCX_ECODE_ACT_RESTART	(1ULL << 48)
 #define SCX_EXIT_UNREG_KERN	66
@@ -96,6 +98,65 @@ static int check_system(void)
 	return 0;
 }
 
+/* Does the kernel's BTF have struct `st` with a member `member`? */
+static bool btf_has_member(const struct btf *btf, const char *st, const char *member)
+{
+	const struct btf_member *m;
+	const struct btf_type *t;
+	int id = btf__find_by_name_kind(btf, st, BTF_KIND_STRUCT);
+
+	if (id < 0)
+		return false;
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *name = btf__name_by_offset(btf, m->name_off);
+
+		if (name && !strcmp(name, member))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * cgroup bandwidth needs ops.cgroup_set_bandwidth and the bw_* fields of
+ * the cgroup init arguments (6.17+). Returns NULL if the kernel has them,
+ * else why not.
+ */
+static const char *cpu_bw_unsupported(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const char *why = NULL;
+
+	if (!btf)
+		return "cannot read the kernel's BTF";
+	if (!btf_has_member(btf, "sched_ext_ops", "cgroup_set_bandwidth"))
+		why = "sched_ext has no ops.cgroup_set_bandwidth (kernel 6.17 or later needed)";
+	else if (!btf_has_member(btf, "scx_cgroup_init_args", "bw_quota_us"))
+		why = "sched_ext passes no cpu.max to ops.cgroup_init (kernel 6.17 or later needed)";
+	btf__free(btf);
+	return why;
+}
+
+/*
+ * Without --enable-cpu-bw (or a kernel for it) the cgroup callbacks are not
+ * registered at all: the kernel then neither calls them nor, for a kernel
+ * that lacks some, refuses the program.
+ */
+static void drop_cgroup_ops(struct lavd *skel)
+{
+	skel->struct_ops.lavd_ops->cgroup_init = NULL;
+	skel->struct_ops.lavd_ops->cgroup_exit = NULL;
+	skel->struct_ops.lavd_ops->cgroup_move = NULL;
+	skel->struct_ops.lavd_ops->cgroup_set_bandwidth = NULL;
+	bpf_program__set_autoload(skel->progs.lavd_cgroup_init, false);
+	bpf_program__set_autoload(skel->progs.lavd_cgroup_exit, false);
+	bpf_program__set_autoload(skel->progs.lavd_cgroup_move, false);
+	bpf_program__set_autoload(skel->progs.lavd_cgroup_set_bandwidth, false);
+	/* nor the memory of a cgroup table nobody fills */
+	bpf_map__set_max_entries(skel->maps.cbw_cgrps, 1);
+}
+
 static void fill_rodata(struct lavd *skel, const struct topo *t, const struct opts *o)
 {
 	struct lavd__rodata *ro = skel->rodata;
@@ -124,6 +185,8 @@ static void fill_rodata(struct lavd *skel, const struct topo *t, const struct op
 	ro->verbose = o->verbose;
 	ro->preempt_kick = o->preempt_kick;
 	ro->warm_cpu_ns = o->warm_cpu_us * POL_NSEC_PER_USEC;
+	ro->enable_cpu_bw = o->enable_cpu_bw;
+	ro->cbw_loader_tgid = getpid();		/* never throttled */
 }
 
 _Static_assert(LAVD_PCO_MAX == POL_PCO_MAX, "the loader's and the policy's table sizes differ");
@@ -232,12 +295,17 @@ static const char *via_name(unsigned int via)
 		[LAVD_VIA_NONE] = "none",	[LAVD_VIA_DIRECT] = "direct",
 		[LAVD_VIA_IDLE] = "idle",	[LAVD_VIA_PINNED] = "pinned",
 		[LAVD_VIA_WARM] = "warm",	[LAVD_VIA_LLC] = "llc",
+		[LAVD_VIA_CBW] = "cpu.max",
 	};
 
 	return via < LAVD_VIA_NR ? names[via] : "?";
 }
 
-static void print_summary(struct lavd *skel)
+/*
+ * live: the statistics read while the scheduler was still attached. The
+ * cgroup gauges come from it: unloading exits every cgroup first.
+ */
+static void print_summary(struct lavd *skel, const struct lavd_stats *live)
 {
 	struct lavd_stats s = skel->bss->stats;
 	struct lavd_wait_rec *w = &s.max_wait;
@@ -265,6 +333,12 @@ static void print_summary(struct lavd *skel)
 		       "behind_at_run_us=%lld lat_cri=%u weight=%u\n",
 		       via_name(w->via), w->nr_enq, w->ahead_ns / 1000, w->behind_ns / 1000,
 		       w->lat_cri, w->weight);
+	if (skel->rodata->enable_cpu_bw)
+		printf("scx_lavd: cpu_bw: throttle_events=%llu throttled_cgroups=%llu set_aside=%llu "
+		       "released=%llu cgroups=%llu untracked=%llu max_charge_us=%llu max_overrun_us=%llu\n",
+		       s.nr_cbw_throttle, live->nr_cbw_throttled, s.nr_cbw_set_aside,
+		       s.nr_cbw_released, live->nr_cbw_cgroups, s.nr_cbw_untracked,
+		       s.cbw_max_charge_ns / 1000, s.cbw_max_overrun_ns / 1000);
 	fflush(stdout);
 }
 
@@ -331,6 +405,14 @@ static int run_once(const struct opts *o, bool *restart)
 	/* ops.update_idle (turbulence) would turn the kernel's idle tracking off without this. */
 	skel->struct_ops.lavd_ops->flags = SCX_OPS_KEEP_BUILTIN_IDLE |
 					   (o->partial ? SCX_OPS_SWITCH_PARTIAL : 0);
+	/*
+	 * cpu.max: a throttled task alone on its CPU must come back through
+	 * enqueue when its slice ends (main checks the kernel before this).
+	 */
+	if (o->enable_cpu_bw)
+		skel->struct_ops.lavd_ops->flags |= SCX_OPS_ENQ_LAST;
+	else
+		drop_cgroup_ops(skel);
 	skel->struct_ops.lavd_ops->exit_dump_len = LAVD_EXIT_DUMP_LEN;
 	/* A hotplug between reading the topology and attaching makes the kernel refuse us. */
 	if (!read_sysfs(SCX_SYSFS "/hotplug_seq", seq, sizeof(seq)))
@@ -371,10 +453,10 @@ static int run_once(const struct opts *o, bool *restart)
 			e == EBUSY || e == EEXIST ? " (another sched_ext scheduler is loaded)" : "");
 		goto out;
 	}
-	printf("scx_lavd %s: scheduling %d CPUs in %d LLC%s (%d possible, SMT %s), slice %llu-%llu us\n",
+	printf("scx_lavd %s: scheduling %d CPUs in %d LLC%s (%d possible, SMT %s), slice %llu-%llu us%s\n",
 	       LAVD_VERSION, t->nr_online, t->nr_llcs, t->nr_llcs > 1 ? "s" : "", t->nr_cpu_ids,
 	       t->smt ? "on" : "off", (unsigned long long)o->slice_min_us,
-	       (unsigned long long)o->slice_max_us);
+	       (unsigned long long)o->slice_max_us, o->enable_cpu_bw ? ", cpu.max enforced" : "");
 	fflush(stdout);
 
 	printf("scx_lavd: power: %s, capacities from %s%s, %d PCO state%s%s%s\n",
@@ -404,9 +486,10 @@ static int run_once(const struct opts *o, bool *restart)
 		usleep(100 * 1000);
 	}
 
+	prev = skel->bss->stats;
 	bpf_link__destroy(link);
 	link = NULL;
-	print_summary(skel);
+	print_summary(skel, &prev);
 	if (skel->bss->uei.kind) {
 		struct lavd_exit_info *ei = &skel->bss->uei;
 
@@ -448,6 +531,15 @@ int main(int argc, char **argv)
 	libbpf_set_print(libbpf_print);
 	if (check_system())
 		return 2;
+	if (o.enable_cpu_bw) {
+		const char *why = cpu_bw_unsupported();
+
+		if (why) {
+			fprintf(stderr, "scx_lavd: --enable-cpu-bw is unsupported on this kernel: %s\n",
+				why);
+			return 2;
+		}
+	}
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);

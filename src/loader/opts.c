@@ -17,7 +17,7 @@
 enum {
 	OPT_SLICE_MAX = 256, OPT_SLICE_MIN, OPT_PREEMPT_SHIFT, OPT_STATS, OPT_PARTIAL,
 	OPT_NO_SLICE_BOOST, OPT_NO_PREEMPTION, OPT_NO_WAKE_SYNC, OPT_NO_FUTEX_BOOST,
-	OPT_RUN_SECS, OPT_MONITOR, OPT_PREEMPT_KICK, OPT_WARM_CPU,
+	OPT_RUN_SECS, OPT_MONITOR, OPT_PREEMPT_KICK, OPT_WARM_CPU, OPT_ENABLE_CPU_BW,
 	OPT_AUTOPILOT, OPT_AUTOPOWER, OPT_PERFORMANCE, OPT_BALANCED, OPT_POWERSAVE,
 	OPT_NO_CORE_COMPACTION, OPT_NO_USE_EM, OPT_NO_FREQ_SCALING, OPT_CPU_PREF_ORDER,
 	/* accepted for compatibility, not implemented yet */
@@ -52,7 +52,7 @@ static const struct option long_opts[] = {
 	/* upstream options for mechanisms not built yet */
 	{ "no-fast-lb",		no_argument,	   0, OPT_IGN_FLAG },
 	{ "per-cpu-dsq",	no_argument,	   0, OPT_IGN_FLAG },
-	{ "enable-cpu-bw",	no_argument,	   0, OPT_IGN_FLAG },
+	{ "enable-cpu-bw",	no_argument,	   0, OPT_ENABLE_CPU_BW },
 	{ "pinned-slice-us",	required_argument, 0, OPT_IGN_US },
 	{ "warm-cpu-us",	required_argument, 0, OPT_WARM_CPU },
 	{ "lat-load-target-pct", required_argument, 0, OPT_IGN_PCT },
@@ -81,6 +81,9 @@ static void usage(FILE *f, const char *prog)
 "  --no-futex-boost       do not treat futex lock holders specially\n"
 "  --warm-cpu-us US       let a non-critical task wait up to US (2x when its\n"
 "                         cache is hot) for its busy previous CPU (default 0: off)\n"
+"  --enable-cpu-bw        enforce the cgroups' cpu.max (and cpu.max.burst) on\n"
+"                         average: overspending a period is paid back in the\n"
+"                         next (needs a 6.17+ kernel with CONFIG_EXT_GROUP_SCHED)\n"
 "  --preempt-kick         preempt with an IPI (SCX_KICK_PREEMPT) instead of\n"
 "                         shortening the victim's slice (for comparison)\n"
 "  --run-secs N           unload after N seconds (for tests and demos)\n"
@@ -102,8 +105,8 @@ static void usage(FILE *f, const char *prog)
 "  -h, --help             this help\n"
 "\n"
 "Accepted for compatibility with upstream scx_lavd but not implemented yet\n"
-"(a note is printed): --no-fast-lb --per-cpu-dsq --enable-cpu-bw\n"
-"--pinned-slice-us --lat-load-target-pct --mig-delta-pct --lb-low-util-pct\n"
+"(a note is printed): --no-fast-lb --per-cpu-dsq --pinned-slice-us\n"
+"--lat-load-target-pct --mig-delta-pct --lb-low-util-pct\n"
 "--lb-local-dsq-util-pct --log-level --virt-llc\n",
 		prog);
 }
@@ -191,6 +194,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
 		case OPT_NO_WAKE_SYNC: o->no_wake_sync = true; break;
 		case OPT_NO_FUTEX_BOOST: o->no_futex_boost = true; break;
 		case OPT_PREEMPT_KICK: o->preempt_kick = true; break;
+		case OPT_ENABLE_CPU_BW: o->enable_cpu_bw = true; break;
 		case OPT_WARM_CPU:
 			if (parse_u64(name, optarg, 0, 100000, &o->warm_cpu_us))
 				return -1;

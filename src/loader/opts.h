@@ -18,6 +18,7 @@ struct opts {
 	bool no_wake_sync;
 	bool no_futex_boost;
 	bool preempt_kick;
+	bool enable_cpu_bw;		/* --enable-cpu-bw: enforce cgroups' cpu.max */
 	uint64_t warm_cpu_us;		/* --warm-cpu-us, 0 = off */		/* ours: preempt with an IPI instead of a shorter slice */
 	int run_secs;			/* --run-secs (ours, for tests): exit after N s */
 	/* power: which mode, and how it is chosen */

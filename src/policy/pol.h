@@ -11,5 +11,6 @@
 #include "pol_preempt.h"
 #include "pol_cpu.h"
 #include "pol_power.h"
+#include "pol_cbw.h"
 
 #endif /* __POL_H */

@@ -23,6 +23,7 @@ static const char *op_names[NR_DIFF_OPS] = {
 	"greedy", "deadline", "clock", "slice_target", "thr", "sys_update", "task_slice",
 	"stealee", "invr", "norm", "ctx_boost", "task_init", "preempt", "futex", "turbulence", "warmth", "plan",
 	"power", "perf",
+	"cbw_quota", "cbw_period",
 };
 
 static u64 rng = 0x9e3779b97f4a7c15ULL;
@@ -118,6 +119,19 @@ static void fill_case(struct diff_ctx *c, u32 op)
 		c->caps.cap[i] = (next() & 3) ? 1 + next() % 1024 : val();
 	for (int i = 0; i < POL_PCO_MAX; i++)
 		c->bounds[i] = (i ? c->bounds[i - 1] : 0) + ((next() & 7) ? val() % 8192 : val());
+	c->cbw.nquota = val();
+	c->cbw.nquota_ub = next() & 1 ? val() : POL_CBW_INF;
+	c->cbw.nburst = val();
+	c->cbw.budget = (s64)val();
+	c->cbw.nr_periods = val();
+	c->cbw.nr_throttled = val();
+	c->cbw.throttled = next() & 1;
+	for (int i = 0; i < POL_CBW_CHAIN_MAX; i++) {
+		c->ch1.id[i] = val();
+		c->ch2.id[i] = val();
+	}
+	c->ch1.n = next() & 1 ? val() : next() % (POL_CBW_CHAIN_MAX + 1);
+	c->ch2.n = val();
 	if (op == OP_PLAN) {
 		c->in[0] %= 9;
 		c->in[1] %= 9;

@@ -15,7 +15,7 @@ enum diff_op {
 	OP_TASK_CYCLE, OP_GREEDY, OP_DEADLINE, OP_CLOCK, OP_SLICE_TARGET, OP_THR,
 	OP_SYS_UPDATE, OP_TASK_SLICE, OP_STEALEE, OP_INVR, OP_NORM, OP_CTX_BOOST,
 	OP_TASK_INIT, OP_PREEMPT, OP_FUTEX, OP_TURBULENCE, OP_WARMTH, OP_PLAN, OP_POWER,
-	OP_PERF,
+	OP_PERF, OP_CBW_QUOTA, OP_CBW_PERIOD,
 	NR_DIFF_OPS
 };
 
@@ -35,6 +35,8 @@ struct diff_ctx {
 	struct pol_bal_sum bal_sum;
 	struct pol_order_caps caps;	/* capacities along a CPU order (pol_cc_nr_active) */
 	u64 bounds[POL_PCO_MAX];	/* PCO capacity bounds */
+	struct pol_cbw cbw;
+	struct pol_cbw_chain ch1, ch2;
 };
 
 POL_FN void diff_exec(struct diff_ctx *c)
@@ -201,6 +203,29 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		}
 		break;
 	}
+	case OP_CBW_QUOTA:
+		out[0] = pol_cbw_nquota(in[0], in[1]);
+		out[1] = pol_cbw_nburst(in[2], in[1]);
+		out[2] = pol_cbw_eff_quota(out[0], in[3]);
+		out[3] = pol_cbw_norm(in[0], in[1]);
+		out[4] = pol_cbw_grant(in[3], in[4]);
+		out[5] = pol_cbw_grant(out[2], in[5]);
+		break;
+	case OP_CBW_PERIOD:
+		/* sometimes from a fresh configuration, else from a random state */
+		if (in[7] & 4)
+			pol_cbw_configure(&c->cbw, in[0], in[3], in[2]);
+		out[0] = pol_cbw_spent(&c->cbw, in[5]);
+		out[1] = pol_cbw_limited(&c->cbw);
+		pol_cbw_replenish(&c->cbw, in[5], in[4]);
+		out[2] = pol_cbw_spent(&c->cbw, in[6]);
+		pol_cbw_replenish(&c->cbw, in[6], in[1]);
+		out[3] = pol_cbw_spent(&c->cbw, 0);
+		if (in[7] & 1)
+			pol_cbw_chain_build(&c->ch2, &c->ch1, in[6], in[7] & 2);
+		else
+			pol_cbw_chain_build(&c->ch2, 0, in[6], in[7] & 2);
+		break;
 	default:
 		out[7] = POL_U64_MAX;
 		break;

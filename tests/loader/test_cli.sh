@@ -45,7 +45,7 @@ for v in abc 0 -1 86401 nan inf ''; do
 done
 # Flags without a value given one.
 for f in partial no-slice-boost no-preemption no-wake-sync no-futex-boost preempt-kick \
-	verbose autopilot autopower performance balanced powersave no-core-compaction \
+	verbose enable-cpu-bw autopilot autopower performance balanced powersave no-core-compaction \
 	no-use-em no-freq-scaling; do
 	check "${f}_with_value" 2 'unknown option|does not take' --"$f"=1
 done

@@ -87,6 +87,17 @@ TEST(bad_values)
 	CHECK_EQ(parse(&o, "--monitor", "1", NULL), -1);
 }
 
+TEST(enable_cpu_bw)
+{
+	struct opts o;
+
+	CHECK_EQ(parse(&o, NULL, NULL, NULL), 0);
+	CHECK(!o.enable_cpu_bw);
+	CHECK_EQ(parse(&o, "--enable-cpu-bw", NULL, NULL), 0);
+	CHECK(o.enable_cpu_bw);
+	CHECK_EQ(parse(&o, "--enable-cpu-bw=1", NULL, NULL), -1);
+}
+
 TEST(help_and_version_exit_early)
 {
 	struct opts o;

@@ -30,5 +30,11 @@ for k in ${LAVD_VM_KERNELS:-7.3 7.2}; do
 		-- sh tests/vm/llc2.sh "vm-$k" 20 2>"$out-llc2.stderr"; r=$?
 	[ $r = 0 ] || rc=1
 	show "$out-llc2.stderr" $r
+	# cgroup cpu.max under --enable-cpu-bw (a boot of its own: it changes the cgroup tree).
+	rm -rf "$out-cbw"
+	tools/vm/run --kernel "$k" --cpus 4 --timeout 600 --out "$out-cbw" \
+		-- sh tests/vm/cbw.sh "vm-$k" 10 2>"$out-cbw.stderr"; r=$?
+	[ $r = 0 ] || rc=1
+	show "$out-cbw.stderr" $r
 done
 exit $rc
