@@ -22,14 +22,15 @@ $(O)/test_policy: tests/unit/test_policy.c tests/harness.h $(POLICY_HDRS) | $(O)
 $(O)/test_cbw: tests/unit/test_cbw.c tests/harness.h $(POLICY_HDRS) | $(O)
 	$(CC) $(TEST_CFLAGS) -o $@ $<
 
-$(O)/test_topo: tests/unit/test_topo.c src/loader/topo.c src/loader/topo.h tests/harness.h | $(O)
+$(O)/test_topo: tests/unit/test_topo.c src/loader/topo.c src/loader/topo.h tests/harness.h tests/unit/fakefs.h | $(O)
 	$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_topo.c src/loader/topo.c
 
-$(O)/test_power: tests/unit/test_power.c src/loader/power.c src/loader/power.h src/policy/pol_power.h tests/harness.h | $(O)
-	$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_power.c src/loader/power.c
+$(O)/test_power: tests/unit/test_power.c src/loader/power.c src/loader/power.h src/loader/topo.c \
+		 src/policy/pol_power.h tests/harness.h tests/unit/fakefs.h | $(O)
+	$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_power.c src/loader/power.c src/loader/topo.c
 
 $(O)/test_cpu_order: tests/unit/test_cpu_order.c src/loader/cpu_order.c src/loader/cpu_order.h \
-		     src/loader/topo.c src/loader/topo.h tests/harness.h | $(O)
+		     src/loader/topo.c src/loader/topo.h tests/harness.h tests/unit/fakefs.h | $(O)
 	$(CC) $(TEST_CFLAGS) -o $@ tests/unit/test_cpu_order.c src/loader/cpu_order.c src/loader/topo.c
 
 $(O)/test_opts: tests/unit/test_opts.c src/loader/opts.c src/loader/opts.h tests/harness.h | $(O)

@@ -10,25 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "power.h"
+#include "topo.h"
 #include "../policy/pol_power.h"
-
-static int read_first_line(const char *path, char *buf, int len)
-{
-	FILE *f = fopen(path, "r");
-	int n;
-
-	if (!f)
-		return -1;
-	if (!fgets(buf, len, f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	n = strlen(buf);
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\r'))
-		buf[--n] = 0;
-	return n;
-}
 
 /* "Profile=power-saver" in the [State] group of the daemon's key file. */
 static int ppd_mode(const char *path)
@@ -94,12 +77,12 @@ int power_profile_mode(const char *ppd_state, const char *cpu_root, const char *
 		return m;
 	}
 	snprintf(path, sizeof(path), "%s/cpu0/cpufreq/energy_performance_preference", cpu_root);
-	if (read_first_line(path, v, sizeof(v)) > 0 && (m = epp_mode(v)) >= 0) {
+	if (topo_read_line(path, v, sizeof(v)) > 0 && (m = epp_mode(v)) >= 0) {
 		*src = "energy_performance_preference";
 		return m;
 	}
 	snprintf(path, sizeof(path), "%s/cpu0/cpufreq/scaling_governor", cpu_root);
-	if (read_first_line(path, v, sizeof(v)) > 0 && (m = governor_mode(v)) >= 0) {
+	if (topo_read_line(path, v, sizeof(v)) > 0 && (m = governor_mode(v)) >= 0) {
 		*src = "scaling_governor";
 		return m;
 	}

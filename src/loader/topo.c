@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include "topo.h"
 
-static int read_line(const char *path, char *buf, int len)
+int topo_read_line(const char *path, char *buf, int len)
 {
 	FILE *f = fopen(path, "r");
 	int n;
@@ -29,7 +29,7 @@ static int read_line(const char *path, char *buf, int len)
 	}
 	fclose(f);
 	n = strlen(buf);
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
 		buf[--n] = 0;
 	return n;
 }
@@ -38,7 +38,7 @@ static int read_int(const char *path, long *v)
 {
 	char buf[64], *end;
 
-	if (read_line(path, buf, sizeof(buf)) <= 0)
+	if (topo_read_line(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	errno = 0;
 	*v = strtol(buf, &end, 10);
@@ -106,12 +106,12 @@ static int cpu_llc_key(const char *root, int cpu, long *key)
 		if (read_int(path, &level))
 			continue;
 		snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/type", root, cpu, i);
-		if (read_line(path, type, sizeof(type)) <= 0 || !strcmp(type, "Instruction"))
+		if (topo_read_line(path, type, sizeof(type)) <= 0 || !strcmp(type, "Instruction"))
 			continue;
 		if (level <= best_level)
 			continue;
 		snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/shared_cpu_list", root, cpu, i);
-		if (read_line(path, list, sizeof(list)) > 0 &&
+		if (topo_read_line(path, list, sizeof(list)) > 0 &&
 		    topo_parse_cpulist(list, set, LAVD_MAX_CPUS) > 0) {
 			for (id = 0; id < LAVD_MAX_CPUS && !set[id]; id++)
 				;
@@ -195,7 +195,7 @@ int topo_read(struct topo *t, const char *root, char *err, int errlen)
 	t->nr_cpu_ids = max_id + 1;
 
 	snprintf(path, sizeof(path), "%s/online", root);
-	if (read_line(path, buf, sizeof(buf)) <= 0) {
+	if (topo_read_line(path, buf, sizeof(buf)) <= 0) {
 		snprintf(err, errlen, "cannot read %s", path);
 		return -1;
 	}
@@ -231,7 +231,7 @@ int topo_read(struct topo *t, const char *root, char *err, int errlen)
 
 		snprintf(path, sizeof(path), "%s/cpu%d/topology/thread_siblings_list", root, cpu);
 		t->core_id[cpu] = cpu;
-		if (read_line(path, buf, sizeof(buf)) > 0 &&
+		if (topo_read_line(path, buf, sizeof(buf)) > 0 &&
 		    (n = topo_parse_cpulist(buf, sib, t->nr_cpu_ids)) > 0) {
 			int online_sibs = 0;
 

@@ -24,6 +24,9 @@ struct topo {
  */
 int topo_read(struct topo *t, const char *root, char *err, int errlen);
 
+/* First line of a sysfs file, trailing newline and spaces removed; length or -1. */
+int topo_read_line(const char *path, char *buf, int len);
+
 /* Parse a sysfs CPU list ("0-3,5,7-8") into set[]; returns count or -1. */
 int topo_parse_cpulist(const char *s, bool *set, int max);
 

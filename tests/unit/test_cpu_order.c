@@ -11,31 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "harness.h"
+#include "fakefs.h"
 #include "loader/cpu_order.h"
 
-static char root[256], cpu_root[300], em_root[300];
+static char cpu_root[300], em_root[300];
 /* Static, so that a failed CHECK (which returns early) leaks nothing. */
 static struct topo topo;
 static struct cpu_order order;
-
-static void put(const char *rel, const char *content)
-{
-	char path[600], dir[600], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (slash = dir + strlen(root) + 1; (slash = strchr(slash, '/')); slash++) {
-		*slash = 0;
-		mkdir(dir, 0755);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	if (f) {
-		fputs(content, f);
-		fclose(f);
-	}
-}
 
 static void putf(const char *rel, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void putf(const char *rel, const char *fmt, ...)

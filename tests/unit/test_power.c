@@ -9,39 +9,16 @@
 #include "loader/power.h"
 #include "policy/pol_power.h"
 
-static char root[64];
-
-static void put(const char *rel, const char *content)
-{
-	char path[256], cmd[300];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p $(dirname %s)", path);
-	if (system(cmd)) {}
-	f = fopen(path, "w");
-	if (f) {
-		fputs(content, f);
-		fclose(f);
-	}
-}
+#include "fakefs.h"
 
 static void fresh(void)
 {
-	char cmd[128];
-
-	if (root[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-		if (system(cmd)) {}
-	}
-	snprintf(root, sizeof(root), "/tmp/lavd-power-XXXXXX");
-	if (!mkdtemp(root))
-		abort();
+	fresh_root_named("power");
 }
 
 static int mode(const char **src)
 {
-	char ppd[128];
+	char ppd[300];
 
 	snprintf(ppd, sizeof(ppd), "%s/ppd/state.ini", root);
 	return power_profile_mode(ppd, root, src);

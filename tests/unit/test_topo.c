@@ -8,38 +8,11 @@
 #include "harness.h"
 #include "loader/topo.h"
 
-static char root[256];
-
-static void put(const char *rel, const char *content)
-{
-	char path[512], dir[512], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (slash = dir + strlen(root) + 1; (slash = strchr(slash, '/')); slash++) {
-		*slash = 0;
-		mkdir(dir, 0755);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	if (f) {
-		fputs(content, f);
-		fclose(f);
-	}
-}
+#include "fakefs.h"
 
 static void fresh_root(void)
 {
-	char cmd[300];
-
-	if (root[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-		if (system(cmd)) {}
-	}
-	snprintf(root, sizeof(root), "/tmp/lavd-topo-XXXXXX");
-	if (!mkdtemp(root))
-		abort();
+	fresh_root_named("topo");
 }
 
 /* cpu with an L3 of the given id and SMT siblings list. */
