@@ -52,7 +52,6 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(lavd_init)
 	pol_sys_init(&sys, &cfg, nr_cpus_onln);
 
 	bpf_for(llc, 0, LAVD_MAX_LLCS) {
-		struct bpf_cpumask *m;
 		struct llc_mask_val *v;
 		u32 key = llc;
 
@@ -64,62 +63,35 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(lavd_init)
 			return err;
 		}
 		v = bpf_map_lookup_elem(&llc_masks, &key);
-		m = bpf_cpumask_create();
-		if (!v || !m) {
-			if (m)
-				bpf_cpumask_release(m);
+		if (!v || install_cpumask(&v->mask)) {
 			scx_bpf_error("no memory for LLC mask");
 			return -12;
 		}
-		m = bpf_kptr_xchg(&v->mask, m);
-		if (m)
-			bpf_cpumask_release(m);
 	}
 
 	{
-		struct bpf_cpumask *m;
 		struct llc_mask_val *v;
 		u32 key = 0;
 
 		v = bpf_map_lookup_elem(&steady_mask_map, &key);
-		m = bpf_cpumask_create();
-		if (!v || !m) {
-			if (m)
-				bpf_cpumask_release(m);
+		if (!v || install_cpumask(&v->mask)) {
 			scx_bpf_error("no memory for the steady mask");
 			return -12;
 		}
-		m = bpf_kptr_xchg(&v->mask, m);
-		if (m)
-			bpf_cpumask_release(m);
 	}
 
 	bpf_for(cpu, 0, LAVD_MAX_CPUS) {
-		struct bpf_cpumask *m, *lm, *sm;
+		struct bpf_cpumask *lm, *sm;
 		struct cpu_mask_val *v;
 		u32 key = cpu;
 
 		if (cpu >= nr_cpu_ids_cfg)
 			break;
 		v = bpf_map_lookup_elem(&cpu_masks, &key);
-		m = bpf_cpumask_create();
-		if (!v || !m) {
-			if (m)
-				bpf_cpumask_release(m);
+		if (!v || install_cpumask(&v->tmp) || install_cpumask(&v->tmp2)) {
 			scx_bpf_error("no memory for CPU mask");
 			return -12;
 		}
-		m = bpf_kptr_xchg(&v->tmp, m);
-		if (m)
-			bpf_cpumask_release(m);
-		m = bpf_cpumask_create();
-		if (!m) {
-			scx_bpf_error("no memory for CPU mask");
-			return -12;
-		}
-		m = bpf_kptr_xchg(&v->tmp2, m);
-		if (m)
-			bpf_cpumask_release(m);
 
 		if (!cpu_is_known(cpu))
 			continue;

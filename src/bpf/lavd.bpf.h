@@ -222,6 +222,22 @@ static __always_inline bool cpu_runs_idle_task(s32 cpu)
 	return idle;
 }
 
+/*
+ * Put a new empty cpumask into a map value's kptr slot (ops.init), releasing
+ * whatever was there; -12 (ENOMEM) if none could be made.
+ */
+static __always_inline s32 install_cpumask(struct bpf_cpumask __kptr **slot)
+{
+	struct bpf_cpumask *m = bpf_cpumask_create();
+
+	if (!m)
+		return -12;
+	m = bpf_kptr_xchg(slot, m);
+	if (m)
+		bpf_cpumask_release(m);
+	return 0;
+}
+
 /* Is the whole core of cpu idle (every SMT sibling)? */
 static __always_inline bool core_idle(s32 cpu)
 {

@@ -427,17 +427,11 @@ static s32 pw_init(void)
 
 	bpf_for(i, 0, PW_NR_MASKS) {
 		struct llc_mask_val *v = bpf_map_lookup_elem(&pw_masks, &i);
-		struct bpf_cpumask *m = bpf_cpumask_create();
 
-		if (!v || !m) {
-			if (m)
-				bpf_cpumask_release(m);
+		if (!v || install_cpumask(&v->mask)) {
 			scx_bpf_error("no memory for the power masks");
 			return -12;
 		}
-		m = bpf_kptr_xchg(&v->mask, m);
-		if (m)
-			bpf_cpumask_release(m);
 	}
 	bpf_for(i, 0, LAVD_MAX_CPUS) {
 		struct bpf_cpumask *u, *b, *l;
