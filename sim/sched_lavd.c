@@ -243,13 +243,13 @@ static void lavd_running(struct sim *s, struct task *p)
 	if (p->l.st.lat_cri >= l->sys.avg_lat_cri)
 		cc->tot_lat_cri++;
 	cc->sum_svc_wgt_ns += p->l.st.svc_wgt_ns;
-	/* pw_on_running (cpufreq is not modelled) */
-	p->l.perf_cri = pol_perf_cri(&p->l.st, (u64)p->weight);
-	cc->sum_perf_cri += p->l.perf_cri;
-	if (!cc->min_perf_cri || p->l.perf_cri < cc->min_perf_cri)
-		cc->min_perf_cri = p->l.perf_cri;
-	cc->max_perf_cri = pol_max(cc->max_perf_cri, p->l.perf_cri);
+	/* pw_on_running (cpufreq is not modelled): perf criticality on big/little only */
 	if (l->pw.big_little) {
+		p->l.perf_cri = pol_perf_cri(&p->l.st, (u64)p->weight);
+		cc->sum_perf_cri += p->l.perf_cri;
+		if (!cc->min_perf_cri || p->l.perf_cri < cc->min_perf_cri)
+			cc->min_perf_cri = p->l.perf_cri;
+		cc->max_perf_cri = pol_max(cc->max_perf_cri, p->l.perf_cri);
 		if (l->pw.big[cpu])
 			s->st.lavd_sched_big++;
 		if (p->l.perf_cri > l->pw.thr_perf_cri) {

@@ -149,15 +149,17 @@ static __always_inline const struct cpumask *pw_allowed(struct task_struct *p,
 static __always_inline void pw_on_running(struct task_struct *p, struct task_ctx *tc,
 					  struct cpu_ctx *cc, s32 cpu)
 {
-	u32 pc = pol_perf_cri(&tc->st, p->scx.weight), target;
+	u32 pc, target;
 
-	tc->perf_cri = pc;
-	cc->sum_perf_cri += pc;
-	if (!cc->min_perf_cri || pc < cc->min_perf_cri)
-		cc->min_perf_cri = pc;
-	if (pc > cc->max_perf_cri)
-		cc->max_perf_cri = pc;
+	/* Perf criticality only feeds big/little placement: skip it on every other machine. */
 	if (big_little) {
+		pc = pol_perf_cri(&tc->st, p->scx.weight);
+		tc->perf_cri = pc;
+		cc->sum_perf_cri += pc;
+		if (!cc->min_perf_cri || pc < cc->min_perf_cri)
+			cc->min_perf_cri = pc;
+		if (pc > cc->max_perf_cri)
+			cc->max_perf_cri = pc;
 		if ((u32)cpu < LAVD_MAX_CPUS && big_cpu[CPU_IDX(cpu)])
 			cc->tot_sched_big++;
 		if (pc > READ_ONCE(thr_perf_cri))
