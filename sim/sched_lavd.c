@@ -730,6 +730,7 @@ static void try_preempt(struct sim *s, struct task *p, s32 prev_cpu)
 	const struct cpumask *allowed;
 	struct task *curr;
 	u64 now, new_stop, tick_wait;
+	u32 bar;
 	s32 best = -1, cand;
 	int i, w, seen;
 
@@ -737,6 +738,7 @@ static void try_preempt(struct sim *s, struct task *p, s32 prev_cpu)
 		return;
 	now = s->now;
 	new_stop = pol_est_stop(now, p->l.st.avg_runtime_ns, l->sys.slice_ns);
+	bar = pol_preempt_bar(p->l.st.lat_cri, l->sys.thr_lat_cri);
 
 	allowed = sim_allowed(s, p, &pin);
 	for (w = 0; w < SIM_MASK_WORDS; w++)
@@ -749,7 +751,7 @@ static void try_preempt(struct sim *s, struct task *p, s32 prev_cpu)
 		seen++;
 		if (!read_run(s, cand, &r))
 			continue;
-		if (!pol_can_preempt(&r, p->l.st.lat_cri, new_stop, now, l->cfg.slice_min_ns))
+		if (!pol_can_preempt(&r, bar, new_stop, now, l->cfg.slice_min_ns))
 			continue;
 		if (best < 0 || pol_victim_better(&r, &best_run)) {
 			best = cand;

@@ -32,13 +32,14 @@ static void try_preempt(struct task_struct *p, struct task_ctx *tc, s32 prev_cpu
 	struct cpu_ctx *vc, *cc;
 	u64 now, new_stop;
 	s32 best = -1, cand;
-	u32 seen = 0;
+	u32 seen = 0, bar;
 	int i;
 
 	if (!pol_should_preempt(tc->st.lat_cri, READ_ONCE(sys.thr_lat_cri), tc->greedy, &cfg))
 		return;
 	now = lavd_now();
 	new_stop = pol_est_stop(now, tc->st.avg_runtime_ns, READ_ONCE(sys.slice_ns));
+	bar = pol_preempt_bar(tc->st.lat_cri, READ_ONCE(sys.thr_lat_cri));
 
 	tmp = cpu_tmp_mask(bpf_get_smp_processor_id());
 	llc = llc_mask(cpu_to_llc(prev_cpu));
@@ -57,7 +58,7 @@ static void try_preempt(struct task_struct *p, struct task_ctx *tc, s32 prev_cpu
 		seen++;
 		if (!read_run(cand, &r))
 			continue;
-		if (!pol_can_preempt(&r, tc->st.lat_cri, new_stop, now, slice_min_ns))
+		if (!pol_can_preempt(&r, bar, new_stop, now, slice_min_ns))
 			continue;
 		if (best < 0 || pol_victim_better(&r, &best_run)) {
 			best = cand;

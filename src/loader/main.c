@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "../common/intf.h"
@@ -342,6 +343,29 @@ static void print_summary(struct lavd *skel, const struct lavd_stats *live)
 	fflush(stdout);
 }
 
+/*
+ * -v: what each callback costs, from the kernel's BPF run-time statistics
+ * (switched on for our run by bpf_enable_stats; the kernel counts calls and
+ * ns inside each program). Under QEMU -icount time is instructions, so this
+ * is the scheduler's own share of a benchmark like perf bench sched pipe.
+ */
+static void print_prog_costs(struct lavd *skel)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || bpf_prog_get_info_by_fd(fd, &info, &len) || !info.run_cnt)
+			continue;
+		printf("scx_lavd: cost: %-24s calls=%llu avg_ns=%llu\n", bpf_program__name(prog),
+		       (unsigned long long)info.run_cnt,
+		       (unsigned long long)(info.run_time_ns / info.run_cnt));
+	}
+}
+
 static double now_secs(void)
 {
 	struct timespec ts;
@@ -363,7 +387,7 @@ static int run_once(const struct opts *o, bool *restart)
 	struct topo *t;
 	char err[256], seq[32];
 	double start, next_stats, next_profile;
-	int ret = 2, profile = -2;
+	int ret = 2, profile = -2, stats_fd = -1;
 
 	*restart = false;
 	t = calloc(1, sizeof(*t));
@@ -465,6 +489,11 @@ static int run_once(const struct opts *o, bool *restart)
 	       co->cap_source, co->big_little ? " (big/little)" : "", co->nr_states,
 	       co->nr_states > 1 ? "s" : "", co->has_em ? " from the energy model" : "",
 	       o->no_core_compaction ? ", core compaction off" : "");
+	if (o->verbose) {
+		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (stats_fd < 0)
+			fprintf(stderr, "scx_lavd: note: no BPF run-time statistics: %s\n", strerror(errno));
+	}
 	start = now_secs();
 	next_stats = start + o->stats_secs;
 	next_profile = start;
@@ -490,6 +519,10 @@ static int run_once(const struct opts *o, bool *restart)
 	bpf_link__destroy(link);
 	link = NULL;
 	print_summary(skel, &prev);
+	if (stats_fd >= 0) {
+		print_prog_costs(skel);
+		close(stats_fd);
+	}
 	if (skel->bss->uei.kind) {
 		struct lavd_exit_info *ei = &skel->bss->uei;
 

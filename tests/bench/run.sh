@@ -2,13 +2,19 @@
 # `make bench`: the benchmark suite in the VM, EEVDF and LAVD in the same
 # boot, with -icount for repeatable timing; writes docs/benchmarks.md.
 #   LAVD_BENCH_SECS (default 5)  LAVD_BENCH_REPS (default 3)  LAVD_KERNEL (7.3)
+#   LAVD_BENCH_ONLY: some parts only (e.g. "wakeup,throughput", see suite.sh);
+#   such a partial run prints its table and leaves docs/benchmarks.md alone.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${LAVD_BENCH_SECS:-5}; reps=${LAVD_BENCH_REPS:-3}; k=${LAVD_KERNEL:-7.3}
 mkdir -p build/results
 res=build/results/bench.txt
 tools/vm/run --kernel "$k" --cpus 4 --icount --timeout $((secs * reps * 200 + 600)) --add tests/bench:/lavd/tests/bench \
-	-- sh tests/bench/suite.sh "$secs" "$reps" | tee "$res"
+	-- sh tests/bench/suite.sh "$secs" "$reps" "${LAVD_BENCH_ONLY:-all}" | tee "$res"
 commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo "+dirty")
 machine="QEMU $("$(tools/vm/fetch-qemu)" --version | head -1 | awk '{print $4}') TCG -icount, 4 vCPUs, kernel $k, host $(nproc) cores $(uname -m)"
-python3 tests/bench/report.py "$res" --md docs/benchmarks.md --commit "$commit" --machine "$machine"
+if [ -n "${LAVD_BENCH_ONLY:-}" ]; then
+	python3 tests/bench/report.py "$res"
+else
+	python3 tests/bench/report.py "$res" --md docs/benchmarks.md --commit "$commit" --machine "$machine"
+fi

@@ -1,10 +1,14 @@
 #!/bin/sh
 # Guest side of `make bench`: the same suite under EEVDF and under LAVD, in
 # the same boot, REPS times, alternating. Prints "BENCH sched rep key value".
-#   sh tests/bench/suite.sh SECS REPS
+#   sh tests/bench/suite.sh SECS REPS [PARTS]
+# PARTS: "all" (default) or some of frame wakeup server schbench throughput
+# light, comma-separated (LAVD_BENCH_ONLY of tests/bench/run.sh).
 set -u
 SECS=${1:-5}
 REPS=${2:-3}
+PARTS=${3:-all}
+part() { [ "$PARTS" = all ] || case ",$PARTS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 . /lavd/tests/vm/lib.sh
 N=$(nproc)
 out() { echo "BENCH $SCHED $REP $1 $2"; }
@@ -31,57 +35,68 @@ light() { wakechain --fps 30 --stages 2 --work-us 300 --secs "$SECS" --name ligh
 # on its own (this hung the first make bench in the LAVD pass).
 suite() {
 	# frame pipeline under 2x overload
-	stress-ng --cpu $((2 * N)) -t "$((SECS + 2))s" >/dev/null 2>&1 &
-	HOG=$!
-	sleep 1
-	r=$(wakechain --secs "$SECS" --name frame)
-	wait "$HOG"
-	out frame_p99_us "$(echo "$r" | sed -n 's/.*p99_us=\([0-9]*\).*/\1/p')"
-	out frame_miss_pct "$(echo "$r" | sed -n 's/.*miss_pct=\([0-9.]*\).*/\1/p')"
+	if part frame; then
+		stress-ng --cpu $((2 * N)) -t "$((SECS + 2))s" >/dev/null 2>&1 &
+		HOG=$!
+		sleep 1
+		r=$(wakechain --secs "$SECS" --name frame)
+		wait "$HOG"
+		out frame_p99_us "$(echo "$r" | sed -n 's/.*p99_us=\([0-9]*\).*/\1/p')"
+		out frame_miss_pct "$(echo "$r" | sed -n 's/.*miss_pct=\([0-9.]*\).*/\1/p')"
+	fi
 
 	# wake-up latency under load (normal policy)
-	stress-ng --cpu "$N" -t "$((SECS + 2))s" >/dev/null 2>&1 &
-	HOG=$!
-	sleep 1
-	cyclictest --policy=other -t "$N" -D "$SECS" -q -h 100000 -i 1000 >/tmp/cyc.txt 2>&1
-	wait "$HOG"
-	awk '/^[0-9]/ { b = $1 + 0; for (i = 2; i <= NF; i++) { c[b] += $i; tot += $i; sum += b * $i } }
-	     /# Max Latencies/ { for (i = 4; i <= NF; i++) if ($i + 0 > mx) mx = $i + 0 }
-	     END { acc = 0; for (b = 0; b <= 100000; b++) { acc += c[b]; if (!p99 && acc >= tot * 0.99) p99 = b }
-	           printf "%.1f %d %d\n", tot ? sum / tot : 0, p99, mx }' /tmp/cyc.txt >/tmp/cyc.res
-	read avg p99 mx </tmp/cyc.res
-	out wakeup_avg_us "$avg"; out wakeup_p99_us "$p99"; out wakeup_max_us "$mx"
+	if part wakeup; then
+		stress-ng --cpu "$N" -t "$((SECS + 2))s" >/dev/null 2>&1 &
+		HOG=$!
+		sleep 1
+		cyclictest --policy=other -t "$N" -D "$SECS" -q -h 100000 -i 1000 >/tmp/cyc.txt 2>&1
+		wait "$HOG"
+		awk '/^[0-9]/ { b = $1 + 0; for (i = 2; i <= NF; i++) { c[b] += $i; tot += $i; sum += b * $i } }
+		     /# Max Latencies/ { for (i = 4; i <= NF; i++) if ($i + 0 > mx) mx = $i + 0 }
+		     END { acc = 0; for (b = 0; b <= 100000; b++) { acc += c[b]; if (!p99 && acc >= tot * 0.99) p99 = b }
+		           printf "%.1f %d %d\n", tot ? sum / tot : 0, p99, mx }' /tmp/cyc.txt >/tmp/cyc.res
+		read avg p99 mx </tmp/cyc.res
+		out wakeup_avg_us "$avg"; out wakeup_p99_us "$p99"; out wakeup_max_us "$mx"
+	fi
 
 	# request/response server at a fixed rate, with background hogs
-	stress-ng --cpu "$N" -t "$((SECS + 2))s" >/dev/null 2>&1 &
-	HOG=$!
-	sleep 1
-	r=$(lavd-schbench -m 2 -t 2 --think-us 300 --rps 1000 --secs "$SECS" --name server)
-	wait "$HOG"
-	out server_req_p50_us "$(echo "$r" | sed -n 's/.*req_p50_us=\([0-9]*\).*/\1/p')"
-	out server_req_p99_us "$(echo "$r" | sed -n 's/.*req_p99_us=\([0-9]*\).*/\1/p')"
+	if part server; then
+		stress-ng --cpu "$N" -t "$((SECS + 2))s" >/dev/null 2>&1 &
+		HOG=$!
+		sleep 1
+		r=$(lavd-schbench -m 2 -t 2 --think-us 300 --rps 1000 --secs "$SECS" --name server)
+		wait "$HOG"
+		out server_req_p50_us "$(echo "$r" | sed -n 's/.*req_p50_us=\([0-9]*\).*/\1/p')"
+		out server_req_p99_us "$(echo "$r" | sed -n 's/.*req_p99_us=\([0-9]*\).*/\1/p')"
+	fi
 
 	# schbench-style, saturation and fixed rate, no background load
-	r=$(lavd-schbench -m 2 -t $((2 * N)) --think-us 300 --secs "$SECS" --name sat)
-	for k in wake_p50 wake_p99 wake_p999 req_p50 req_p99 req_p999; do
-		out "schbench_sat_${k}_us" "$(echo "$r" | sed -n "s/.* ${k}_us=\([0-9]*\).*/\1/p")"
-	done
-	out schbench_sat_rps "$(echo "$r" | sed -n 's/.* rps=\([0-9.]*\).*/\1/p')"
-	r=$(lavd-schbench -m 2 -t $((2 * N)) --think-us 300 --rps 2000 --secs "$SECS" --name rate)
-	for k in wake_p99 req_p50 req_p99; do
-		out "schbench_rate_${k}_us" "$(echo "$r" | sed -n "s/.* ${k}_us=\([0-9]*\).*/\1/p")"
-	done
+	if part schbench; then
+		r=$(lavd-schbench -m 2 -t $((2 * N)) --think-us 300 --secs "$SECS" --name sat)
+		for k in wake_p50 wake_p99 wake_p999 req_p50 req_p99 req_p999; do
+			out "schbench_sat_${k}_us" "$(echo "$r" | sed -n "s/.* ${k}_us=\([0-9]*\).*/\1/p")"
+		done
+		out schbench_sat_rps "$(echo "$r" | sed -n 's/.* rps=\([0-9.]*\).*/\1/p')"
+		r=$(lavd-schbench -m 2 -t $((2 * N)) --think-us 300 --rps 2000 --secs "$SECS" --name rate)
+		for k in wake_p99 req_p50 req_p99; do
+			out "schbench_rate_${k}_us" "$(echo "$r" | sed -n "s/.* ${k}_us=\([0-9]*\).*/\1/p")"
+		done
+	fi
 
 	# throughput
-	t=$(hackbench -g 4 -l 200 2>&1 | sed -n 's/^Time: *//p')
-	out hackbench_s "$t"
-	t=$(perf bench sched pipe -l 20000 2>&1 | sed -n 's/^ *\([0-9.]*\) usecs\/op.*/\1/p')
-	out pipe_usecs_op "$t"
-	t=$(perf bench sched messaging -g 4 -l 100 2>&1 | sed -n 's/^ *Total time: *\([0-9.]*\).*/\1/p')
-	out messaging_s "$t"
-	t=$(stress-ng --cpu "$N" -t "${SECS}s" --metrics-brief 2>&1 | awk '/metrc:.* cpu /{print $(NF-1)}')
-	out batch_bogo_ops_s "$t"
+	if part throughput; then
+		t=$(hackbench -g 4 -l 200 2>&1 | sed -n 's/^Time: *//p')
+		out hackbench_s "$t"
+		t=$(perf bench sched pipe -l 20000 2>&1 | sed -n 's/^ *\([0-9.]*\) usecs\/op.*/\1/p')
+		out pipe_usecs_op "$t"
+		t=$(perf bench sched messaging -g 4 -l 100 2>&1 | sed -n 's/^ *Total time: *\([0-9.]*\).*/\1/p')
+		out messaging_s "$t"
+		t=$(stress-ng --cpu "$N" -t "${SECS}s" --metrics-brief 2>&1 | awk '/metrc:.* cpu /{print $(NF-1)}')
+		out batch_bogo_ops_s "$t"
+	fi
 
+	part light || return 0
 	# light periodic load: average busy CPUs (run time / elapsed: the same
 	# work gives the same figure however many CPUs do it) ...
 	CMD=light

@@ -140,6 +140,7 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		out[4] = pol_tick_wait(in[0], in[3], in[5]);
 		out[5] = pol_preempt_needs_ipi(in[5], in[6]);
 		out[6] = pol_tick_learn(in[1], in[2]);
+		out[7] = pol_preempt_bar((u32)in[6], in[7]);
 		break;
 	}
 	case OP_FUTEX:

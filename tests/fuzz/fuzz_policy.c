@@ -441,12 +441,18 @@ static void check_task_slice(const struct pol_sys *s, const struct pol_cfg *c, u
 	}
 }
 
-static bool ref_can_preempt(const struct pol_cpu_run *c, u32 lat_cri, u64 new_stop, u64 now,
+/* Victims must be below: the wakee's own criticality at the threshold, half of it below. */
+static u32 ref_preempt_bar(u32 lat_cri, u64 thr)
+{
+	return lat_cri >= thr ? lat_cri : lat_cri / 2;
+}
+
+static bool ref_can_preempt(const struct pol_cpu_run *c, u32 bar, u64 new_stop, u64 now,
 			    u64 guard)
 {
 	if (!(c->flags & POL_RUN_ACTIVE) || (c->flags & (POL_RUN_LOCK_HOLDER | POL_RUN_CLAIMED)))
 		return false;
-	if (lat_cri <= c->lat_cri)
+	if (c->lat_cri >= bar)
 		return false;
 	if ((u128)c->est_stop_ns <= (u128)sat128((u128)now + guard))
 		return false;
@@ -963,8 +969,10 @@ static void op_preempt(struct fz_in *in, const struct pol_cfg *c)
 	INV(pol_can_preempt(&a, lc, new_stop, now, guard) ==
 	    ref_can_preempt(&a, lc, new_stop, now, guard));
 	check_victim_order(&a, &b);
+	INV(pol_preempt_bar(lc, thr) == ref_preempt_bar(lc, thr));
+	INV(pol_preempt_bar(lc, thr) <= lc);
 	INV(pol_should_preempt(lc, thr, greedy, c) ==
-	    (!(c->flags & POL_CFG_NO_PREEMPTION) && !greedy && lc >= thr && lc > 0));
+	    (!(c->flags & POL_CFG_NO_PREEMPTION) && !greedy && ref_preempt_bar(lc, thr) > 0));
 	est = pol_est_stop(now, avg, slice);
 	INV(est >= now);
 	INV(est == sat128((u128)now + umin(avg, slice)));
@@ -1466,13 +1474,15 @@ static void s_preempt(struct fz_world *w, struct fz_in *in)
 	if (fz_u8(in) & 1)	/* someone else claimed a CPU meanwhile */
 		w->run[fz_u8(in) % w->nr_cpus].flags |= POL_RUN_CLAIMED;
 	new_stop = pol_est_stop(w->now_ns, t->st.avg_runtime_ns, sl.slice_ns);
-	INV(pol_should_preempt(t->st.lat_cri, w->sys.thr_lat_cri, greedy, &w->cfg) ==
-	    (!(w->cfg.flags & POL_CFG_NO_PREEMPTION) && !greedy &&
-	     t->st.lat_cri >= w->sys.thr_lat_cri && t->st.lat_cri > 0));
-	for (u32 c = 0; c < w->nr_cpus; c++) {
-		bool ok = pol_can_preempt(&w->run[c], t->st.lat_cri, new_stop, w->now_ns, guard);
+	u32 bar = pol_preempt_bar(t->st.lat_cri, w->sys.thr_lat_cri);
 
-		INV(ok == ref_can_preempt(&w->run[c], t->st.lat_cri, new_stop, w->now_ns, guard));
+	INV(bar == ref_preempt_bar(t->st.lat_cri, w->sys.thr_lat_cri));
+	INV(pol_should_preempt(t->st.lat_cri, w->sys.thr_lat_cri, greedy, &w->cfg) ==
+	    (!(w->cfg.flags & POL_CFG_NO_PREEMPTION) && !greedy && bar > 0));
+	for (u32 c = 0; c < w->nr_cpus; c++) {
+		bool ok = pol_can_preempt(&w->run[c], bar, new_stop, w->now_ns, guard);
+
+		INV(ok == ref_can_preempt(&w->run[c], bar, new_stop, w->now_ns, guard));
 		for (u32 d = 0; d < w->nr_cpus; d++)
 			check_victim_order(&w->run[c], &w->run[d]);
 		if (ok && (victim < 0 || pol_victim_better(&w->run[c], &w->run[victim])))
@@ -1482,8 +1492,11 @@ static void s_preempt(struct fz_world *w, struct fz_in *in)
 		/* never a lock holder, never as critical, and the weakest of the candidates */
 		INV(!(w->run[victim].flags & (POL_RUN_LOCK_HOLDER | POL_RUN_CLAIMED)));
 		INV(w->run[victim].lat_cri < t->st.lat_cri);
+		/* below the threshold: not even as critical as half the wakee */
+		if (t->st.lat_cri < w->sys.thr_lat_cri)
+			INV((u64)w->run[victim].lat_cri * 2 < t->st.lat_cri);
 		for (u32 c = 0; c < w->nr_cpus; c++)
-			if (pol_can_preempt(&w->run[c], t->st.lat_cri, new_stop, w->now_ns, guard))
+			if (pol_can_preempt(&w->run[c], bar, new_stop, w->now_ns, guard))
 				INV(!pol_victim_better(&w->run[c], &w->run[victim]));
 	}
 }

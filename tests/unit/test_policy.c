@@ -785,9 +785,12 @@ TEST(can_preempt_rules)
 	u64 now = 1000000, guard = 500000;
 	struct pol_cpu_run r = run(100, now + 4000000, POL_RUN_ACTIVE);
 
+	/* bar = the criticality a victim must stay below (pol_preempt_bar) */
 	CHECK(pol_can_preempt(&r, 200, now + 100000, now, guard));
-	CHECK(!pol_can_preempt(&r, 100, now + 100000, now, guard));	/* not more critical */
+	CHECK(pol_can_preempt(&r, 101, now + 100000, now, guard));
+	CHECK(!pol_can_preempt(&r, 100, now + 100000, now, guard));	/* not below the bar */
 	CHECK(!pol_can_preempt(&r, 50, now + 100000, now, guard));
+	CHECK(!pol_can_preempt(&r, 0, now + 100000, now, guard));
 	r.flags = 0;							/* idle / not ours */
 	CHECK(!pol_can_preempt(&r, 200, now + 100000, now, guard));
 	r.flags = POL_RUN_ACTIVE | POL_RUN_LOCK_HOLDER;			/* never a lock holder */
@@ -867,13 +870,36 @@ TEST(victim_is_the_weaker_one)
 	CHECK(!pol_victim_better(&a, &a));
 }
 
+TEST(preempt_bar)
+{
+	/* at or above the threshold: anything less critical */
+	CHECK_EQ(pol_preempt_bar(1000, 900), 1000);
+	CHECK_EQ(pol_preempt_bar(900, 900), 900);
+	/* below it: only what is under half as critical */
+	CHECK_EQ(pol_preempt_bar(899, 900), 449);
+	CHECK_EQ(pol_preempt_bar(1000, 2300), 500);
+	CHECK_EQ(pol_preempt_bar(1, 2300), 0);
+	CHECK_EQ(pol_preempt_bar(0, 0), 0);
+	CHECK_EQ(pol_preempt_bar(0xffffffffU, POL_U64_MAX), 0x7fffffffU);
+
+	/* the VM case: a cyclictest thread (~1000) over a CPU hog (~300) */
+	struct pol_cpu_run hog = run(300, 5000000, POL_RUN_ACTIVE);
+	struct pol_cpu_run peer = run(600, 5000000, POL_RUN_ACTIVE);
+
+	CHECK(pol_can_preempt(&hog, pol_preempt_bar(1000, 2300), 1010000, 1000000, 500000));
+	CHECK(!pol_can_preempt(&peer, pol_preempt_bar(1000, 2300), 1010000, 1000000, 500000));
+	CHECK(pol_can_preempt(&peer, pol_preempt_bar(2400, 2300), 1010000, 1000000, 500000));
+}
+
 TEST(should_preempt)
 {
 	struct pol_cfg c = cfg_dfl();
 
 	CHECK(pol_should_preempt(1000, 900, false, &c));
 	CHECK(pol_should_preempt(900, 900, false, &c));
-	CHECK(!pol_should_preempt(899, 900, false, &c));
+	CHECK(pol_should_preempt(899, 900, false, &c));		/* may take a weak victim */
+	CHECK(pol_should_preempt(2, 900, false, &c));
+	CHECK(!pol_should_preempt(1, 900, false, &c));		/* no victim is below 0 */
 	CHECK(!pol_should_preempt(1000, 900, true, &c));	/* greedy */
 	CHECK(!pol_should_preempt(0, 0, false, &c));
 	c.flags |= POL_CFG_NO_PREEMPTION;
