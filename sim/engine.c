@@ -504,7 +504,7 @@ void scx_wake(struct sim *s, const struct scx_ops *o, struct task *t, struct tas
 
 	/* select_cpu only runs for tasks that may run on more than one CPU. */
 	if (t->pinned < 0) {
-		t->cpu = o->select_cpu(s, t, t->cpu, flags);
+		t->cpu = o->select_cpu(s, t, t->cpu, flags, waker);
 		enq |= SCX_ENQ_CPU_SELECTED;
 	} else {
 		t->cpu = t->pinned;

@@ -235,6 +235,7 @@ static json_t *build(const struct sim *s, const struct sim_opts *o)
 	json_object_set_new(c, "lock_owner_preempted", json_integer((json_int_t)st->lock_owner_preempted));
 	if (!strcmp(s->cls->name, "lavd")) {
 		json_object_set_new(c, "lavd_direct", json_integer((json_int_t)st->lavd_direct));
+		json_object_set_new(c, "lavd_sync_local", json_integer((json_int_t)st->lavd_sync_local));
 		json_object_set_new(c, "lavd_xllc_steal", json_integer((json_int_t)st->lavd_steal));
 		json_object_set_new(c, "lavd_plan_steal", json_integer((json_int_t)st->lavd_plan_steal));
 		json_object_set_new(c, "lavd_boosted", json_integer((json_int_t)st->lavd_boosted));
@@ -384,9 +385,10 @@ void report_table(struct sim *s, FILE *f)
 		(long long)json_integer_value(json_object_get(x, "forks")),
 		(long long)json_integer_value(json_object_get(x, "lock_owner_preempted")));
 	if (json_object_get(x, "lavd_direct"))
-		fprintf(f, "lavd: direct %lld  cross-LLC steals %lld  boosted slices %lld  "
-			"revoked %lld\n",
+		fprintf(f, "lavd: direct %lld  behind a sync waker %lld  cross-LLC steals %lld  "
+			"boosted slices %lld  revoked %lld\n",
 			(long long)json_integer_value(json_object_get(x, "lavd_direct")),
+			(long long)json_integer_value(json_object_get(x, "lavd_sync_local")),
 			(long long)json_integer_value(json_object_get(x, "lavd_xllc_steal")),
 			(long long)json_integer_value(json_object_get(x, "lavd_boosted")),
 			(long long)json_integer_value(json_object_get(x, "lavd_revoke")));

@@ -28,7 +28,7 @@ struct lavd_cpu {
 	u64 cur_max_qwait_ns;	/* ... of tasks that waited in an LLC queue */
 	u64 est_stop_ns;	/* pol_est_stop() at running */
 	u32 run_flags;		/* enum pol_run_flags */
-	u64 tot_sched, tot_lat_cri, tot_direct, tot_xllc_steal, tot_revoke;
+	u64 tot_sched, tot_lat_cri, tot_direct, tot_sync_local, tot_xllc_steal, tot_revoke;
 	u64 tot_preempt, tot_lock_boost, tot_lock_acquire;
 	/* turbulence: time idle and running ours since the last round (update_idle) */
 	u64 idle_ns, idle_since_ns, ours_ns, ours_since_ns;
@@ -127,7 +127,7 @@ static void task_update_deadline(struct sim *s, struct task *p)
 	p->l.greedy = g.greedy;
 	delta = pol_weight_scale(pol_deadline_delta(p->l.st.acc_runtime_ns, g.penalty, lc,
 						    l->cfg.slice_max_ns), weight);
-	delta = pol_deadline_cap(delta, l->sys.avg_lat_cri);
+	delta = pol_deadline_cap(delta, l->sys.avg_lat_cri, p->kthread);
 	window = pol_compete_window(l->sys.nr_active, l->sys.nr_queued);
 	p->l.vdeadline = pol_vdeadline(l->logical_clk, delta, window);
 }
@@ -830,15 +830,43 @@ static bool keep_lock_holder(struct sim *s, s32 cpu, struct task *prev)
 
 /* ---- dsq.bpf.c ---- */
 
-static s32 lavd_select_cpu(struct sim *s, struct task *p, s32 prev_cpu, int wake_flags)
+/* sync_to_waker: the wakee goes behind its waker, which is about to sleep. */
+static bool sync_to_waker(struct sim *s, struct task *p, struct task *waker)
+{
+	struct lavd *l = L(s);
+	struct cpumask pin;
+	s32 this;
+
+	if (!waker || waker->kthread || waker->state != TS_RUNNING || is_pinned(p))
+		return false;
+	this = waker->cpu;
+	if (!(l->cc[this].run_flags & POL_RUN_ACTIVE) || !mask_test(sim_allowed(s, p, &pin), this))
+		return false;
+	if (!cpu_usable(s, this) || waker->l.st.avg_runtime_ns >= l->cfg.slice_min_ns)
+		return false;
+	return s->cpu[this].local_n == 0;
+}
+
+static s32 lavd_select_cpu(struct sim *s, struct task *p, s32 prev_cpu, int wake_flags,
+			   struct task *waker)
 {
 	struct lavd *l = L(s);
 	bool is_idle = false;
 	s32 cpu;
 
 	p->l.ctx |= POL_CTX_WAKEUP;
-	if ((wake_flags & WAKE_SYNC) && !(l->cfg.flags & POL_CFG_NO_WAKE_SYNC))
+	if ((wake_flags & WAKE_SYNC) && !(l->cfg.flags & POL_CFG_NO_WAKE_SYNC)) {
 		p->l.ctx |= POL_CTX_SYNC_WAKEUP;
+		if (sync_to_waker(s, p, waker)) {
+			cpu = waker->cpu;
+			task_update_deadline(s, p);
+			p->scx_slice = l->sys.slice_ns;
+			sim_local_push(s, cpu, p);
+			l->cc[cpu].tot_sync_local++;
+			s->st.lavd_sync_local++;
+			return cpu;
+		}
+	}
 
 	cpu = pick_idle_cpu(s, p, allowed_cpu(s, p, prev_cpu), &is_idle);
 	if (is_idle) {

@@ -40,12 +40,14 @@ static s32 select_cpu_dfl(struct sim *s, s32 prev, bool *is_idle)
 	return prev;
 }
 
-static s32 simple_select_cpu(struct sim *s, struct task *p, s32 prev_cpu, int wake_flags)
+static s32 simple_select_cpu(struct sim *s, struct task *p, s32 prev_cpu, int wake_flags,
+			     struct task *waker)
 {
 	bool is_idle;
 	s32 cpu = select_cpu_dfl(s, prev_cpu, &is_idle);
 
 	(void)wake_flags;
+	(void)waker;
 	if (is_idle) {
 		p->scx_slice = SCX_SLICE_DFL_NS;
 		sim_local_push(s, cpu, p);

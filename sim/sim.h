@@ -314,7 +314,7 @@ struct sim_stats {
 	u64 migrations, preemptions, csw, slice_expiries, keep_prev, wakeups, forks, exits;
 	u64 nr_events;
 	u64 lock_owner_preempted;	/* a task owning a mutex put back while runnable */
-	u64 lavd_direct, lavd_steal, lavd_revoke, lavd_boosted;
+	u64 lavd_direct, lavd_sync_local, lavd_steal, lavd_revoke, lavd_boosted;
 	u64 lavd_plan_steal;		/* ...of lavd_steal, pulls by the balance plan */
 	u64 lavd_preempt;		/* try_preempt claimed a victim */
 	u64 cpus_used_sum;		/* CPUs that ran anything, summed over 10 ms samples */
@@ -403,7 +403,9 @@ void dsq_free(struct dsq *d);
 /* The sched_ext core: what the kernel does around the BPF callbacks. */
 enum { SCX_ENQ_WAKEUP = 1, SCX_ENQ_CPU_SELECTED = 2 };
 struct scx_ops {
-	s32 (*select_cpu)(struct sim *s, struct task *p, s32 prev_cpu, int wake_flags);
+	/* waker: the running task that wakes p (NULL for interrupts), as current is in BPF */
+	s32 (*select_cpu)(struct sim *s, struct task *p, s32 prev_cpu, int wake_flags,
+			  struct task *waker);
 	void (*enqueue)(struct sim *s, struct task *p, u64 enq_flags);
 	void (*dispatch)(struct sim *s, s32 cpu, struct task *prev);
 	void (*runnable)(struct sim *s, struct task *p, struct task *waker, u64 enq_flags);

@@ -108,7 +108,7 @@ static __always_inline void task_update_deadline(struct task_struct *p, struct t
 	tc->greedy = g.greedy;
 	delta = pol_weight_scale(pol_deadline_delta(tc->st.acc_runtime_ns, g.penalty, lc,
 						    slice_max_ns), weight);
-	delta = pol_deadline_cap(delta, READ_ONCE(sys.avg_lat_cri));
+	delta = pol_deadline_cap(delta, READ_ONCE(sys.avg_lat_cri), is_kthread(p));
 	window = pol_compete_window(READ_ONCE(sys.nr_active), READ_ONCE(sys.nr_queued));
 	tc->vdeadline = pol_vdeadline(READ_ONCE(logical_clk), delta, window);
 }

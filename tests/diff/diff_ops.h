@@ -89,7 +89,7 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		out[1] = pol_compete_window(in[4], in[5]);
 		out[2] = pol_vdeadline(in[6], out[0], out[1]);
 		out[3] = pol_weight_scale(out[0], in[7]);
-		out[4] = pol_deadline_cap(out[3], in[7] >> 32);
+		out[4] = pol_deadline_cap(out[3], in[7] >> 32, in[7] & 1);
 		break;
 	case OP_CLOCK:
 		out[0] = pol_clock_advance(in[0], in[1], in[2]);

@@ -1265,7 +1265,7 @@ static void s_enqueue(struct fz_world *w, struct fz_in *in)
 	u32 ctx = fz_val32(in), raw, lc;
 	struct pol_task_stat t0 = t->st, t1;
 	struct pol_greed g;
-	u64 delta0, delta, win;
+	u64 delta0, delta, win, wait_max;
 
 	raw = pol_lat_cri_raw(&t0, t->weight, ctx);
 	lc = pol_lat_cri(&t->st, t->weight, ctx);
@@ -1278,11 +1278,12 @@ static void s_enqueue(struct fz_world *w, struct fz_in *in)
 	delta = pol_weight_scale(delta0, t->weight);
 	check_weight_scale(delta0, t->weight, delta);
 	delta0 = delta;
-	delta = pol_deadline_cap(delta0, w->sys.avg_lat_cri);
-	/* "no delta stands for more than POL_DL_WAIT_MAX_NS of real time" */
+	wait_max = POL_CTX_BIT(ctx, POL_CTX_KTHREAD) ? POL_DL_KTHREAD_WAIT_MAX_NS : POL_DL_WAIT_MAX_NS;
+	delta = pol_deadline_cap(delta0, w->sys.avg_lat_cri, POL_CTX_BIT(ctx, POL_CTX_KTHREAD));
+	/* "no delta stands for more than wait_max of real time (less for kernel threads)" */
 	INV(delta <= delta0);
-	INV((u128)delta * pol_max(w->sys.avg_lat_cri, 1) <= POL_DL_WAIT_MAX_NS);
-	INV(delta == delta0 || (u128)(delta + 1) * pol_max(w->sys.avg_lat_cri, 1) > POL_DL_WAIT_MAX_NS);
+	INV((u128)delta * pol_max(w->sys.avg_lat_cri, 1) <= wait_max);
+	INV(delta == delta0 || (u128)(delta + 1) * pol_max(w->sys.avg_lat_cri, 1) > wait_max);
 	win = pol_compete_window(w->sys.nr_active, w->nr_queued);
 	INV(win <= POL_DL_COMPETE_WINDOW_NS);
 	t->vdl = pol_vdeadline(w->clk, delta, win);

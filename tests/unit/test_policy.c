@@ -388,9 +388,13 @@ TEST(weight_scale)
 	CHECK_EQ(pol_weight_scale(1000, 13), 7692);
 	CHECK_EQ(pol_weight_scale(1000, 12), 8000);	/* capped: at most x8 */
 	/* the wait a delta stands for is capped at 250 ms x avg_lat_cri */
-	CHECK_EQ(pol_deadline_cap(200000, 1000), 200000);
-	CHECK_EQ(pol_deadline_cap(300000, 1000), 250000);
-	CHECK_EQ(pol_deadline_cap(POL_U64_MAX, 0), 250 * POL_NSEC_PER_MSEC);	/* no division by 0 */
+	CHECK_EQ(pol_deadline_cap(200000, 1000, false), 200000);
+	CHECK_EQ(pol_deadline_cap(300000, 1000, false), 250000);
+	CHECK_EQ(pol_deadline_cap(POL_U64_MAX, 0, false), 250 * POL_NSEC_PER_MSEC);	/* no division by 0 */
+	/* kernel threads: 5 ms worth (khugepaged holding the mmap lock) */
+	CHECK_EQ(pol_deadline_cap(200000, 1000, true), 5000);
+	CHECK_EQ(pol_deadline_cap(4000, 1000, true), 4000);
+	CHECK_EQ(pol_deadline_cap(POL_U64_MAX, 0, true), 5 * POL_NSEC_PER_MSEC);
 	CHECK_EQ(pol_weight_scale(1000, 1), 8000);	/* nice 19 */
 	CHECK_EQ(pol_weight_scale(1000, 0), 8000);	/* clamped, no division by zero */
 	CHECK_EQ(pol_weight_scale(1000000, 10000), 10000);
