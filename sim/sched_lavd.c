@@ -851,30 +851,26 @@ static s32 lavd_select_cpu(struct sim *s, struct task *p, s32 prev_cpu, int wake
 			   struct task *waker)
 {
 	struct lavd *l = L(s);
-	bool is_idle = false;
+	bool is_idle = false, sync = false;
 	s32 cpu;
 
 	p->l.ctx |= POL_CTX_WAKEUP;
 	if ((wake_flags & WAKE_SYNC) && !(l->cfg.flags & POL_CFG_NO_WAKE_SYNC)) {
 		p->l.ctx |= POL_CTX_SYNC_WAKEUP;
-		if (sync_to_waker(s, p, waker)) {
-			cpu = waker->cpu;
-			task_update_deadline(s, p);
-			p->scx_slice = l->sys.slice_ns;
-			sim_local_push(s, cpu, p);
-			l->cc[cpu].tot_sync_local++;
-			s->st.lavd_sync_local++;
-			return cpu;
-		}
+		sync = sync_to_waker(s, p, waker);
 	}
-
-	cpu = pick_idle_cpu(s, p, allowed_cpu(s, p, prev_cpu), &is_idle);
-	if (is_idle) {
+	cpu = sync ? waker->cpu : pick_idle_cpu(s, p, allowed_cpu(s, p, prev_cpu), &is_idle);
+	if (sync || is_idle) {
 		task_update_deadline(s, p);
 		p->scx_slice = l->sys.slice_ns;
 		sim_local_push(s, cpu, p);
-		l->cc[cpu].tot_direct++;
-		s->st.lavd_direct++;
+		if (sync) {
+			l->cc[cpu].tot_sync_local++;
+			s->st.lavd_sync_local++;
+		} else {
+			l->cc[cpu].tot_direct++;
+			s->st.lavd_direct++;
+		}
 	}
 	return cpu;
 }

@@ -49,9 +49,9 @@ static __always_inline bool sync_to_waker(struct task_struct *p, s32 this)
 s32 BPF_STRUCT_OPS(lavd_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {
 	struct task_ctx *tc = get_task_ctx(p);
+	bool is_idle = false, sync = false;
 	struct cpu_ctx *cc;
-	bool is_idle = false;
-	s32 cpu;
+	s32 cpu = prev_cpu;
 
 	if (!tc)
 		return prev_cpu;
@@ -60,28 +60,21 @@ s32 BPF_STRUCT_OPS(lavd_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wak
 		return prev_cpu;
 	tc->ctx |= POL_CTX_WAKEUP;
 	if ((wake_flags & SCX_WAKE_SYNC) && !(pol_flags & POL_CFG_NO_WAKE_SYNC)) {
-		s32 this = bpf_get_smp_processor_id();
-
 		tc->ctx |= POL_CTX_SYNC_WAKEUP;
-		if (sync_to_waker(p, this)) {
-			task_update_deadline(p, tc);
-			note_enq(tc, LAVD_VIA_DIRECT);
-			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, READ_ONCE(sys.slice_ns), 0);
-			cc = get_cpu_ctx(this);
-			if (cc)
-				cc->tot_sync_local++;
-			return this;
-		}
+		cpu = bpf_get_smp_processor_id();
+		sync = sync_to_waker(p, cpu);
 	}
-
-	cpu = pick_idle_cpu(p, tc, allowed_cpu(p, prev_cpu), &is_idle);
-	if (is_idle) {
+	if (!sync)
+		cpu = pick_idle_cpu(p, tc, allowed_cpu(p, prev_cpu), &is_idle);
+	if (sync || is_idle) {
 		/* Direct dispatch; the slice is set for real at ops.running. */
 		task_update_deadline(p, tc);
 		note_enq(tc, LAVD_VIA_DIRECT);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, READ_ONCE(sys.slice_ns), 0);
 		cc = get_cpu_ctx(cpu);
-		if (cc)
+		if (cc && sync)
+			cc->tot_sync_local++;
+		else if (cc)
 			cc->tot_direct++;
 	}
 	return cpu;

@@ -107,6 +107,7 @@ struct cpu_ctx {
 	u64 est_stop_ns;	/* pol_cpu_run: when it is expected to stop */
 	u32 running_lat_cri;	/* pol_cpu_run: its criticality */
 	u32 run_flags;		/* pol_cpu_run: enum pol_run_flags */
+	u32 run_gen;		/* runs started here, for run_flags' upper bits */
 	u8 running_boosted;
 	u64 running_wgt;	/* p->scx.weight of what runs here, 0 when none */
 	/* counters for the current 10 ms interval, reset by the timer */

@@ -273,13 +273,13 @@ static void print_stats_header(void)
 	       "MAXWAITus", "TURB", "TASKS", "ACT-CPU", "POWER");
 }
 
-static void print_stats(struct lavd *skel, struct lavd_stats *prev)
+/* One line of statistics: s now, against prev (updated to s). */
+static void print_stats_row(const struct lavd_stats *now, struct lavd_stats *prev)
 {
-	struct lavd_stats s = skel->bss->stats;
+	struct lavd_stats s = *now;
 	unsigned long long ds = s.nr_sched - prev->nr_sched;
 	unsigned long long dl = s.nr_sched_lat_cri - prev->nr_sched_lat_cri;
 
-	skel->bss->stats.cur_max_wait_ns = 0;
 	printf("%8llu %9llu %7.1f %7llu %7llu %7llu %6.1f %6llu %8llu %9llu %9llu %5llu %7llu %7llu %-11s\n",
 	       s.seq, ds, ds ? 100.0 * dl / ds : 0.0, s.slice_ns / 1000, s.avg_lat_cri,
 	       s.thr_lat_cri, 100.0 * s.avg_util / 1024, s.nr_queued,
@@ -288,6 +288,84 @@ static void print_stats(struct lavd *skel, struct lavd_stats *prev)
 	       mode_name(s.power_mode));
 	fflush(stdout);
 	*prev = s;
+}
+
+static void print_stats(struct lavd *skel, struct lavd_stats *prev)
+{
+	struct lavd_stats s = skel->bss->stats;
+
+	skel->bss->stats.cur_max_wait_ns = 0;
+	print_stats_row(&s, prev);
+}
+
+/*
+ * --monitor: the statistics of an scx_lavd that is already running, read
+ * from its .bss map (found by name and size, so only a loader of this very
+ * build matches). Read-only: the running loader keeps resetting the
+ * interval maximum, so MAXWAITus is the longest wait since its last
+ * --stats line, or since it started. Ends when the scheduler does.
+ */
+static int find_lavd_bss(void)
+{
+	__u32 id = 0, best_id = 0;
+	int best = -1;
+
+	while (!bpf_map_get_next_id(id, &id)) {
+		struct bpf_map_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_map_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		if (!bpf_map_get_info_by_fd(fd, &info, &len) && !strcmp(info.name, "lavd.bss") &&
+		    info.value_size == sizeof(struct lavd__bss) && id > best_id) {
+			if (best >= 0)
+				close(best);
+			best = fd;
+			best_id = id;
+			continue;
+		}
+		close(fd);
+	}
+	return best;
+}
+
+static int monitor(double secs)
+{
+	struct lavd__bss *bss = calloc(1, sizeof(*bss));
+	struct lavd_stats prev;
+	char state[64];
+	int fd, key = 0;
+
+	if (!bss) {
+		fprintf(stderr, "scx_lavd: out of memory\n");
+		return 1;
+	}
+	fd = find_lavd_bss();
+	if (fd < 0 || bpf_map_lookup_elem(fd, &key, bss)) {
+		fprintf(stderr, "scx_lavd: --monitor: no running scx_lavd of this version found%s\n",
+			errno == EPERM ? " (reading BPF maps needs root)" : "");
+		free(bss);
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	prev = bss->stats;
+	print_stats_header();
+	while (!exiting) {
+		usleep((useconds_t)(secs * 1e6));
+		if (exiting)
+			break;
+		if (read_sysfs(SCX_SYSFS "/state", state, sizeof(state)) || strcmp(state, "enabled") ||
+		    bpf_map_lookup_elem(fd, &key, bss) || bss->uei.kind) {
+			printf("scx_lavd: monitor: the scheduler is gone\n");
+			break;
+		}
+		print_stats_row(&bss->stats, &prev);
+	}
+	close(fd);
+	free(bss);
+	return 0;
 }
 
 static const char *via_name(unsigned int via)
@@ -562,6 +640,12 @@ int main(int argc, char **argv)
 		return 2;
 	verbose = o.verbose;
 	libbpf_set_print(libbpf_print);
+	if (o.monitor_secs > 0) {
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		return monitor(o.monitor_secs);
+	}
 	if (check_system())
 		return 2;
 	if (o.enable_cpu_bw) {

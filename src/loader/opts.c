@@ -74,6 +74,8 @@ static void usage(FILE *f, const char *prog)
 "  --slice-min-us US      minimum time slice (default 500)\n"
 "  --preempt-shift N      preemption threshold: max - (max - avg) >> N, 0..10 (default 6)\n"
 "  --stats SECS           print statistics every SECS seconds\n"
+"  --monitor SECS         do not load a scheduler: print the statistics of the\n"
+"                         scx_lavd already running every SECS seconds\n"
 "  --partial              schedule only tasks with policy SCHED_EXT\n"
 "  --no-slice-boost       never give long runners more than the system slice\n"
 "  --no-preemption        never shorten a running task's slice for a waking one\n"
@@ -168,14 +170,16 @@ int opts_parse(struct opts *o, int argc, char **argv)
 				return -1;
 			o->preempt_shift = v;
 			break;
-		case OPT_STATS: {
+		case OPT_STATS:
+		case OPT_MONITOR: {
+			double *secs = c == OPT_STATS ? &o->stats_secs : &o->monitor_secs;
 			char *end;
 
 			errno = 0;
-			o->stats_secs = strtod(optarg, &end);
-			if (errno || *end || !(o->stats_secs > 0) || o->stats_secs > 86400) {
-				fprintf(stderr, "scx_lavd: --stats: '%s' is not a number of seconds in (0, 86400]\n",
-					optarg);
+			*secs = strtod(optarg, &end);
+			if (errno || *end || !(*secs > 0) || *secs > 86400) {
+				fprintf(stderr, "scx_lavd: --%s: '%s' is not a number of seconds in (0, 86400]\n",
+					name, optarg);
 				return -1;
 			}
 			break;
@@ -185,9 +189,6 @@ int opts_parse(struct opts *o, int argc, char **argv)
 				return -1;
 			o->run_secs = v;
 			break;
-		case OPT_MONITOR:
-			fprintf(stderr, "scx_lavd: --monitor is not implemented yet: use --stats\n");
-			return -1;
 		case OPT_PARTIAL: o->partial = true; break;
 		case OPT_NO_SLICE_BOOST: o->no_slice_boost = true; break;
 		case OPT_NO_PREEMPTION: o->no_preemption = true; break;

@@ -11,6 +11,7 @@ struct opts {
 	uint64_t slice_min_us;
 	uint32_t preempt_shift;
 	double stats_secs;		/* 0: no periodic stats */
+	double monitor_secs;		/* >0: only watch a running scx_lavd (--monitor) */
 	bool verbose;
 	bool partial;
 	bool no_slice_boost;

@@ -26,6 +26,13 @@ enum pol_run_flags {
 	POL_RUN_ACTIVE		= 1 << 0, /* one of our tasks is running */
 	POL_RUN_LOCK_HOLDER	= 1 << 1, /* ... and it holds a user-space lock */
 	POL_RUN_CLAIMED		= 1 << 2, /* another waker already preempts it */
+	/*
+	 * Bits from POL_RUN_GEN_SHIFT up count the runs started on the CPU, so
+	 * a claim (compare-and-swap of the flags) fails when the task changed
+	 * between reading the CPU and claiming it: otherwise the IPI meant for
+	 * a hog could preempt the critical task that just replaced it.
+	 */
+	POL_RUN_GEN_SHIFT	= 8,
 };
 
 struct pol_cpu_run {

@@ -49,7 +49,11 @@ for f in partial no-slice-boost no-preemption no-wake-sync no-futex-boost preemp
 	no-use-em no-freq-scaling; do
 	check "${f}_with_value" 2 'unknown option|does not take' --"$f"=1
 done
-check monitor_unimplemented 2 'not implemented' --monitor 1
+for v in abc 0 -1 86401 nan ''; do
+	check "monitor_bad_${v:-empty}" 2 'not a number of seconds' --monitor "$v"
+done
+# Nothing to watch: a clear message, exit 1 (no scx_lavd runs on the test host).
+check monitor_nothing_running 1 'no running scx_lavd' --monitor 0.1
 check power_two_modes 2 'conflicts with an earlier power mode' --performance --powersave
 check power_autopilot_autopower 2 'conflicts with an earlier power mode' --autopilot --autopower
 check power_nocc_powersave 2 'conflicts with --powersave' --powersave --no-core-compaction

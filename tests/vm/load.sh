@@ -20,6 +20,9 @@ else
 	fail attach "state $(state) after 120 s"
 	exit 1
 fi
+# --monitor: a second loader that only reads the running one's statistics
+scx_lavd --monitor 1 >/out/monitor.log 2>&1 &
+MON=$!
 
 run_workload() { # name command...
 	name=$1; shift
@@ -69,6 +72,14 @@ else
 	fail max_wait "longest runnable wait '${mw}' us (limit $MAX_WAIT_US)"
 fi
 grep -E 'summary|EXIT' "$log"
+# the monitor printed rows while the workloads ran, and left when the scheduler did
+reap "$MON" 10; mrc=$?
+rows=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $2 > 0' /out/monitor.log | wc -l)
+if [ $mrc = 0 ] && [ "$rows" -ge 5 ] && grep -q 'scheduler is gone' /out/monitor.log; then
+	pass monitor "$rows rows of statistics, then the scheduler's exit seen"
+else
+	fail monitor "rc=$mrc rows=$rows: $(tail -3 /out/monitor.log)"
+fi
 acq=$(sed -n 's/.*lock_acquire=\([0-9]*\).*/\1/p' "$log" | tail -1)
 if [ -n "$acq" ] && [ "$acq" -gt 0 ]; then
 	pass futex_tracking "$acq lock acquisitions seen, $(sed -n 's/.*lock_boost=\([0-9]*\).*/\1/p' "$log" | tail -1) holder refills"
