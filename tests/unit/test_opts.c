@@ -84,7 +84,19 @@ TEST(bad_values)
 	CHECK_EQ(parse(&o, "extra", NULL, NULL), -1);
 	CHECK_EQ(parse(&o, "--slice-max-us", NULL, NULL), -1);
 	CHECK_EQ(parse(&o, "--mig-delta-pct", "300", NULL), -1);
-	CHECK_EQ(parse(&o, "--monitor", "1", NULL), -1);
+	CHECK_EQ(parse(&o, "--monitor", "0", NULL), -1);
+	CHECK_EQ(parse(&o, "--monitor", "1s", NULL), -1);
+}
+
+TEST(monitor)
+{
+	struct opts o;
+
+	CHECK_EQ(parse(&o, "--monitor", "0.5", NULL), 0);
+	CHECK(o.monitor_secs == 0.5);
+	CHECK(o.stats_secs == 0);
+	CHECK_EQ(parse(&o, "--stats", "2", NULL), 0);
+	CHECK(o.monitor_secs == 0);
 }
 
 TEST(enable_cpu_bw)
