@@ -300,12 +300,13 @@ static void print_stats(struct lavd *skel, struct lavd_stats *prev)
 
 /*
  * --monitor: the statistics of an scx_lavd that is already running, read
- * from its .bss map (found by name and size, so only a loader of this very
- * build matches). Read-only: the running loader keeps resetting the
+ * from its .bss map (found by name and size: the map also holds static
+ * variables after the skeleton's struct, so it is at least that large).
+ * Read-only: the running loader keeps resetting the
  * interval maximum, so MAXWAITus is the longest wait since its last
  * --stats line, or since it started. Ends when the scheduler does.
  */
-static int find_lavd_bss(void)
+static int find_lavd_bss(__u32 *value_size)
 {
 	__u32 id = 0, best_id = 0;
 	int best = -1;
@@ -318,11 +319,12 @@ static int find_lavd_bss(void)
 		if (fd < 0)
 			continue;
 		if (!bpf_map_get_info_by_fd(fd, &info, &len) && !strcmp(info.name, "lavd.bss") &&
-		    info.value_size == sizeof(struct lavd__bss) && id > best_id) {
+		    info.value_size >= sizeof(struct lavd__bss) && id > best_id) {
 			if (best >= 0)
 				close(best);
 			best = fd;
 			best_id = id;
+			*value_size = info.value_size;
 			continue;
 		}
 		close(fd);
@@ -332,22 +334,24 @@ static int find_lavd_bss(void)
 
 static int monitor(double secs)
 {
-	struct lavd__bss *bss = calloc(1, sizeof(*bss));
+	struct lavd__bss *bss;
 	struct lavd_stats prev;
+	__u32 size = 0;
 	char state[64];
 	int fd, key = 0;
 
-	if (!bss) {
-		fprintf(stderr, "scx_lavd: out of memory\n");
+	fd = find_lavd_bss(&size);
+	if (fd < 0) {
+		fprintf(stderr, "scx_lavd: --monitor: no running scx_lavd found%s\n",
+			errno == EPERM ? " (reading BPF maps needs root)" : "");
 		return 1;
 	}
-	fd = find_lavd_bss();
-	if (fd < 0 || bpf_map_lookup_elem(fd, &key, bss)) {
-		fprintf(stderr, "scx_lavd: --monitor: no running scx_lavd of this version found%s\n",
-			errno == EPERM ? " (reading BPF maps needs root)" : "");
+	bss = calloc(1, size);
+	if (!bss || bpf_map_lookup_elem(fd, &key, bss)) {
+		fprintf(stderr, "scx_lavd: --monitor: cannot read the running scx_lavd's statistics: %s\n",
+			strerror(errno));
 		free(bss);
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		return 1;
 	}
 	prev = bss->stats;

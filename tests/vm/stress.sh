@@ -80,10 +80,12 @@ if ! start_lavd "matrix"; then
 fi
 LOG=/out/matrix.log
 
-# The matrix. mutex runs SCHED_FIFO lockers as root; sched switches its
-# workers between policies, RT ones included: their waits are not ours.
+# The matrix. mutex runs SCHED_FIFO lockers as root; schedpolicy (the
+# "sched" class: stress-ng's --sched is the option that sets a policy for
+# all stressors, and it refused "4") switches its workers between
+# policies, RT ones included: their waits are not ours.
 if [ "$MODE" = full ]; then
-	classes="cpu:1 switch:1 futex:1 mutex:0 fork:1 clone:1 pipe:1 sem:1 affinity:1 nice:1 yield:1 sched:0 mq:1 timer:1"
+	classes="cpu:1 switch:1 futex:1 mutex:0 fork:1 clone:1 pipe:1 sem:1 affinity:1 nice:1 yield:1 schedpolicy:0 mq:1 timer:1"
 else
 	classes="affinity:1 nice:1 yield:1 clone:1"
 fi
