@@ -9,9 +9,10 @@ cd "$(dirname "$0")/../.."
 secs=${LAVD_BENCH_SECS:-5}; reps=${LAVD_BENCH_REPS:-3}; k=${LAVD_KERNEL:-7.3}
 mkdir -p build/results
 res=build/results/bench.txt
+# what is measured is the build of now: the commit is taken before the run
+commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo "+dirty")
 tools/vm/run --kernel "$k" --cpus 4 --icount --timeout $((secs * reps * 200 + 600)) --add tests/bench:/lavd/tests/bench \
 	-- sh tests/bench/suite.sh "$secs" "$reps" "${LAVD_BENCH_ONLY:-all}" | tee "$res"
-commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo "+dirty")
 machine="QEMU $("$(tools/vm/fetch-qemu)" --version | head -1 | awk '{print $4}') TCG -icount, 4 vCPUs, kernel $k, host $(nproc) cores $(uname -m)"
 if [ -n "${LAVD_BENCH_ONLY:-}" ]; then
 	python3 tests/bench/report.py "$res"
