@@ -89,6 +89,12 @@ static s32 pick_idle_cpu(struct task_struct *p, struct task_ctx *tc, s32 prev_cp
 		if (alt < nr_cpu_ids_cfg)
 			prev_cpu = alt;
 	}
+	/* Nothing idle: every search below would fail (the same outcome, cheaper). */
+	if (!any_idle(allowed)) {
+		if (warm_wait_ok(tc, prev_cpu))
+			tc->warm_wait = 1;
+		return prev_cpu;
+	}
 	cpu = pw_pick_by_type(tc, allowed, tmp, prev_cpu);
 	if (cpu >= 0) {
 		*is_idle = true;

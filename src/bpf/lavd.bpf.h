@@ -238,6 +238,21 @@ static __always_inline s32 install_cpumask(struct bpf_cpumask __kptr **slot)
 	return 0;
 }
 
+/*
+ * Is any CPU of mask idle? One look at the kernel's idle mask. Under
+ * saturation no CPU is, and this spares the idle-CPU searches that would
+ * all fail: in the VM at schbench saturation ops.select_cpu cost 8.7 us
+ * (time is instructions under -icount) against 2.5 us with idle CPUs.
+ */
+static __always_inline bool any_idle(const struct cpumask *mask)
+{
+	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
+	bool any = bpf_cpumask_intersects(idle, mask);
+
+	scx_bpf_put_idle_cpumask(idle);
+	return any;
+}
+
 /* Is the whole core of cpu idle (every SMT sibling)? */
 static __always_inline bool core_idle(s32 cpu)
 {
