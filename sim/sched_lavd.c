@@ -67,6 +67,7 @@ struct lavd {
 	u64 logical_clk;
 	u64 last_timer_ns;
 	bool preempt_kick;
+	u64 pinned_slice_ns;	/* --pinned-slice-us: the loader's default, 5 ms */
 	bool no_turbulence;	/* --lavd-opt no-turbulence: placement sees every CPU steady */
 	bool no_warmth;		/* --lavd-opt no-warmth: warm_wait_ok() is false */
 	bool count_balance;	/* --lavd-opt count-balance: steal by task count */
@@ -208,6 +209,7 @@ static void lavd_running(struct sim *s, struct task *p)
 	advance_logical_clk(s, p->l.vdeadline);
 
 	sl = pol_task_slice(&l->sys, &l->cfg, p->l.st.avg_runtime_ns, p->l.st.lat_cri);
+	sl = pol_pinned_cap(sl, l->sys.slice_ns, l->pinned_slice_ns, s->cpu[p->cpu].local_n > 0);
 	if (s->check) {
 		if (sl.boosted) {
 			if (sl.slice_ns < l->cfg.slice_min_ns || sl.slice_ns > POL_SLICE_BOOST_MAX_NS)
@@ -790,6 +792,27 @@ static void try_preempt(struct sim *s, struct task *p, s32 prev_cpu)
 	s->st.lavd_preempt++;
 }
 
+/* pinned_cut: what runs where a pinned task waits keeps min(pinned, system slice). */
+static void pinned_cut(struct sim *s, s32 cpu)
+{
+	struct lavd *l = L(s);
+	struct lavd_cpu *cc = &l->cc[cpu];
+	u64 cap, left;
+
+	if (!l->pinned_slice_ns ||
+	    (cc->run_flags & (POL_RUN_ACTIVE | POL_RUN_LOCK_HOLDER)) != POL_RUN_ACTIVE)
+		return;
+	cap = pol_pinned_slice(l->sys.slice_ns, l->pinned_slice_ns);
+	if (cc->running_slice_ns <= cap)
+		return;
+	left = pol_slice_revoke(pol_sub_sat(s->now, cc->running_at_ns), cap);
+	if (!left)
+		sim_kick(s, cpu, 1);	/* SCX_KICK_PREEMPT */
+	else if (s->now + left < s->cpu[cpu].slice_end)
+		sim_set_slice(s, cpu, left);
+	cc->running_slice_ns = cap;
+}
+
 /* ---- lock.bpf.c ---- */
 
 static void lavd_futex(struct sim *s, struct task *p, int acquire)
@@ -904,8 +927,10 @@ static void lavd_enqueue(struct sim *s, struct task *p, u64 enq_flags)
 	if (is_pinned(p) || is_idle) {
 		sim_local_push(s, cpu, p);	/* kicks the CPU if it is idle */
 		/* A pinned task behind a busy CPU can only be helped there. */
-		if (!is_idle)
+		if (!is_idle) {
+			pinned_cut(s, cpu);
 			try_preempt(s, p, cpu);
+		}
 		return;
 	}
 	llc = cpu_to_llc(s, cpu);
@@ -1196,6 +1221,7 @@ static void lavd_init(struct sim *s)
 	if (s->lavd_opts & SIM_LAVD_NO_LOCK_BOOST)
 		l->cfg.flags |= POL_CFG_NO_FUTEX_BOOST;
 	l->preempt_kick = !!(s->lavd_opts & SIM_LAVD_PREEMPT_KICK);
+	l->pinned_slice_ns = POL_PINNED_SLICE_NS_DFL;
 	l->no_turbulence = !!(s->lavd_opts & SIM_LAVD_NO_TURBULENCE);
 	l->no_warmth = !!(s->lavd_opts & SIM_LAVD_NO_WARMTH);
 	l->count_balance = !!(s->lavd_opts & SIM_LAVD_COUNT_BALANCE);

@@ -129,8 +129,10 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 		/* A pinned task behind a busy CPU can only be helped there. */
-		if (!is_idle)
+		if (!is_idle) {
+			pinned_cut(cpu);
 			try_preempt(p, tc, cpu);
+		}
 		return;
 	}
 

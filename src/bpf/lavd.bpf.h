@@ -101,6 +101,7 @@ const volatile u32 pol_flags;			/* enum pol_cfg_flags */
 const volatile u32 verbose;
 const volatile u8 preempt_kick;			/* preempt with an IPI, not a shorter slice */
 const volatile u64 warm_cpu_ns;			/* --warm-cpu-us: wait budget for a warm CPU, 0 = off */
+const volatile u64 pinned_slice_ns;		/* --pinned-slice-us: 0 = off (pol_pinned_cap) */
 
 /* State. */
 struct cpu_ctx cpu_ctxs[LAVD_MAX_CPUS];

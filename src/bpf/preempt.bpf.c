@@ -23,6 +23,37 @@ static __always_inline bool read_run(s32 cpu, struct pol_cpu_run *r)
 	return true;
 }
 
+/*
+ * --pinned-slice-us: a pinned task was queued behind whatever runs on its
+ * CPU: that task keeps at most min(pinned slice, system slice) from its
+ * start (pol_pinned_cap), and goes now if it has had that already. Never a
+ * lock holder, as for preemption.
+ */
+static void pinned_cut(s32 cpu)
+{
+	struct cpu_ctx *cc = get_cpu_ctx(cpu);
+	struct task_struct *curr;
+	u64 cap, left;
+
+	if (!pinned_slice_ns || !cc ||
+	    (READ_ONCE(cc->run_flags) & (POL_RUN_ACTIVE | POL_RUN_LOCK_HOLDER)) != POL_RUN_ACTIVE)
+		return;
+	cap = pol_pinned_slice(READ_ONCE(sys.slice_ns), pinned_slice_ns);
+	if (READ_ONCE(cc->running_slice_ns) <= cap)
+		return;
+	left = pol_slice_revoke(pol_sub_sat(lavd_now(), READ_ONCE(cc->running_at_ns)), cap);
+	if (!left) {
+		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
+		return;
+	}
+	bpf_rcu_read_lock();
+	curr = scx_bpf_cpu_curr(cpu);
+	if (curr && curr->scx.slice > left)
+		lavd_set_slice(curr, left);
+	bpf_rcu_read_unlock();
+	WRITE_ONCE(cc->running_slice_ns, cap);
+}
+
 static void try_preempt(struct task_struct *p, struct task_ctx *tc, s32 prev_cpu)
 {
 	struct pol_cfg cfg = lavd_cfg();

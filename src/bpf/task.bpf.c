@@ -276,6 +276,10 @@ void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
 	advance_logical_clk(tc->vdeadline);
 
 	sl = pol_task_slice(&sys, &cfg, tc->st.avg_runtime_ns, tc->st.lat_cri);
+	/* Tasks in this CPU's local queue (pinned ones, mostly) wait for this one. */
+	if (pinned_slice_ns)
+		sl = pol_pinned_cap(sl, READ_ONCE(sys.slice_ns), pinned_slice_ns,
+				    scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu) > 0);
 	lavd_set_slice(p, sl.slice_ns);
 	tc->slice_boosted = sl.boosted;
 

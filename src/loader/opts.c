@@ -13,11 +13,12 @@
 #include <string.h>
 #include "opts.h"
 #include "../common/intf.h"
+#include "../policy/pol.h"
 
 enum {
 	OPT_SLICE_MAX = 256, OPT_SLICE_MIN, OPT_PREEMPT_SHIFT, OPT_STATS, OPT_PARTIAL,
 	OPT_NO_SLICE_BOOST, OPT_NO_PREEMPTION, OPT_NO_WAKE_SYNC, OPT_NO_FUTEX_BOOST,
-	OPT_RUN_SECS, OPT_MONITOR, OPT_PREEMPT_KICK, OPT_WARM_CPU, OPT_ENABLE_CPU_BW,
+	OPT_RUN_SECS, OPT_MONITOR, OPT_PREEMPT_KICK, OPT_WARM_CPU, OPT_ENABLE_CPU_BW, OPT_PINNED_SLICE,
 	OPT_AUTOPILOT, OPT_AUTOPOWER, OPT_PERFORMANCE, OPT_BALANCED, OPT_POWERSAVE,
 	OPT_NO_CORE_COMPACTION, OPT_NO_USE_EM, OPT_NO_FREQ_SCALING, OPT_CPU_PREF_ORDER,
 	/* accepted for compatibility, not implemented yet */
@@ -53,7 +54,7 @@ static const struct option long_opts[] = {
 	{ "no-fast-lb",		no_argument,	   0, OPT_IGN_FLAG },
 	{ "per-cpu-dsq",	no_argument,	   0, OPT_IGN_FLAG },
 	{ "enable-cpu-bw",	no_argument,	   0, OPT_ENABLE_CPU_BW },
-	{ "pinned-slice-us",	required_argument, 0, OPT_IGN_US },
+	{ "pinned-slice-us",	required_argument, 0, OPT_PINNED_SLICE },
 	{ "warm-cpu-us",	required_argument, 0, OPT_WARM_CPU },
 	{ "lat-load-target-pct", required_argument, 0, OPT_IGN_PCT },
 	{ "mig-delta-pct",	required_argument, 0, OPT_IGN_PCT },
@@ -81,6 +82,9 @@ static void usage(FILE *f, const char *prog)
 "  --no-preemption        never shorten a running task's slice for a waking one\n"
 "  --no-wake-sync         ignore the sync-wakeup hint\n"
 "  --no-futex-boost       do not treat futex lock holders specially\n"
+"  --pinned-slice-us US   while a task pinned to a CPU waits for it, what runs\n"
+"                         there gets at most US (and the system slice), no\n"
+"                         boost; 0: off (default 5000)\n"
 "  --warm-cpu-us US       let a non-critical task wait up to US (2x when its\n"
 "                         cache is hot) for its busy previous CPU (default 0: off)\n"
 "  --enable-cpu-bw        enforce the cgroups' cpu.max (and cpu.max.burst) on\n"
@@ -107,7 +111,7 @@ static void usage(FILE *f, const char *prog)
 "  -h, --help             this help\n"
 "\n"
 "Accepted for compatibility with upstream scx_lavd but not implemented yet\n"
-"(a note is printed): --no-fast-lb --per-cpu-dsq --pinned-slice-us\n"
+"(a note is printed): --no-fast-lb --per-cpu-dsq\n"
 "--lat-load-target-pct --mig-delta-pct --lb-low-util-pct\n"
 "--lb-local-dsq-util-pct --log-level --virt-llc\n",
 		prog);
@@ -142,12 +146,14 @@ static int parse_u64(const char *name, const char *s, uint64_t lo, uint64_t hi, 
 int opts_parse(struct opts *o, int argc, char **argv)
 {
 	const char *prog = argv[0] ? argv[0] : "scx_lavd";
+	bool pinned_given = false;
 	int idx, c;
 	uint64_t v;
 
 	memset(o, 0, sizeof(*o));
 	o->slice_max_us = 5000;
 	o->slice_min_us = 500;
+	o->pinned_slice_us = POL_PINNED_SLICE_NS_DFL / POL_NSEC_PER_USEC;
 	o->preempt_shift = 6;
 	optind = 1;
 	opterr = 0;
@@ -199,6 +205,12 @@ int opts_parse(struct opts *o, int argc, char **argv)
 		case OPT_WARM_CPU:
 			if (parse_u64(name, optarg, 0, 100000, &o->warm_cpu_us))
 				return -1;
+			break;
+		case OPT_PINNED_SLICE:
+			if (parse_u64(name, optarg, 0, 1000000, &v))
+				return -1;
+			o->pinned_slice_us = v;
+			pinned_given = true;
 			break;
 		case OPT_AUTOPILOT:
 		case OPT_AUTOPOWER:
@@ -281,6 +293,13 @@ int opts_parse(struct opts *o, int argc, char **argv)
 	}
 	if (o->preempt_kick && o->no_preemption) {
 		fprintf(stderr, "scx_lavd: --preempt-kick needs preemption (drop --no-preemption)\n");
+		return -1;
+	}
+	if (pinned_given && o->pinned_slice_us &&
+	    (o->pinned_slice_us < o->slice_min_us || o->pinned_slice_us > o->slice_max_us)) {
+		fprintf(stderr, "scx_lavd: --pinned-slice-us (%llu) must be 0 (off) or within "
+			"--slice-min-us and --slice-max-us (%llu-%llu)\n", o->pinned_slice_us,
+			(unsigned long long)o->slice_min_us, (unsigned long long)o->slice_max_us);
 		return -1;
 	}
 	if (o->slice_min_us > o->slice_max_us) {

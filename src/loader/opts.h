@@ -11,6 +11,7 @@ struct opts {
 	uint64_t slice_min_us;
 	uint32_t preempt_shift;
 	double stats_secs;		/* 0: no periodic stats */
+	unsigned long long pinned_slice_us;	/* 0: off */
 	double monitor_secs;		/* >0: only watch a running scx_lavd (--monitor) */
 	bool verbose;
 	bool partial;

@@ -172,6 +172,30 @@ POL_FN struct pol_slice pol_task_slice(const struct pol_sys *s, const struct pol
 }
 
 /*
+ * --pinned-slice-us (upstream's default 5000 us; 0: off): while a task that
+ * may only run on this CPU waits for it (mostly per-CPU kernel threads,
+ * which the LLC queues cannot serve), what runs there gets at most
+ * min(pinned_slice, system slice) and no boost. Without it a kworker could
+ * wait behind a boosted slice of up to 500 ms.
+ */
+#define POL_PINNED_SLICE_NS_DFL	(5000ULL * POL_NSEC_PER_USEC)
+
+POL_FN u64 pol_pinned_slice(u64 sys_slice_ns, u64 pinned_slice_ns)
+{
+	return pinned_slice_ns ? pol_min(pinned_slice_ns, sys_slice_ns) : POL_U64_MAX;
+}
+
+POL_FN struct pol_slice pol_pinned_cap(struct pol_slice sl, u64 sys_slice_ns, u64 pinned_slice_ns,
+				       bool pinned_waiting)
+{
+	if (!pinned_slice_ns || !pinned_waiting)
+		return sl;
+	sl.slice_ns = pol_min(sl.slice_ns, pol_pinned_slice(sys_slice_ns, pinned_slice_ns));
+	sl.boosted = false;
+	return sl;
+}
+
+/*
  * Revoke a boost: the running task has used elapsed_ns; what is left of a
  * regular slice? 0 means "switch at the next scheduling point".
  */

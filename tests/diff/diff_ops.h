@@ -111,6 +111,10 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		out[0] = s.slice_ns;
 		out[1] = s.boosted;
 		out[2] = pol_slice_revoke(in[2], in[3]);
+		s = pol_pinned_cap(s, in[4], in[5], in[3] & 1);
+		out[3] = s.slice_ns;
+		out[4] = s.boosted;
+		out[5] = pol_pinned_slice(in[4], in[5]);
 		break;
 	}
 	case OP_STEALEE:

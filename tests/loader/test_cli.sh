@@ -54,6 +54,8 @@ for v in abc 0 -1 86401 nan ''; do
 done
 # Nothing to watch: a clear message, exit 1 (no scx_lavd runs on the test host).
 check monitor_nothing_running 1 'no running scx_lavd' --monitor 0.1
+check pinned_slice_below_min 2 'must be 0 \(off\) or within' --pinned-slice-us 100
+check pinned_slice_above_max 2 'must be 0 \(off\) or within' --slice-max-us 3000 --pinned-slice-us 4000
 check power_two_modes 2 'conflicts with an earlier power mode' --performance --powersave
 check power_autopilot_autopower 2 'conflicts with an earlier power mode' --autopilot --autopower
 check power_nocc_powersave 2 'conflicts with --powersave' --powersave --no-core-compaction

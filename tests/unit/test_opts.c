@@ -88,6 +88,20 @@ TEST(bad_values)
 	CHECK_EQ(parse(&o, "--monitor", "1s", NULL), -1);
 }
 
+TEST(pinned_slice)
+{
+	struct opts o;
+
+	CHECK_EQ(parse(&o, "--stats", "1", NULL), 0);
+	CHECK_EQ(o.pinned_slice_us, 5000);	/* upstream's default */
+	CHECK_EQ(parse(&o, "--pinned-slice-us", "0", NULL), 0);
+	CHECK_EQ(o.pinned_slice_us, 0);
+	CHECK_EQ(parse(&o, "--pinned-slice-us", "1000", NULL), 0);
+	CHECK_EQ(o.pinned_slice_us, 1000);
+	CHECK_EQ(parse(&o, "--pinned-slice-us", "499", NULL), -1);	/* below --slice-min-us */
+	CHECK_EQ(parse(&o, "--pinned-slice-us", "5001", NULL), -1);	/* above --slice-max-us */
+}
+
 TEST(monitor)
 {
 	struct opts o;

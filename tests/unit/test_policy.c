@@ -638,6 +638,31 @@ TEST(slice_revoke)
 	CHECK_EQ(pol_slice_revoke(POL_U64_MAX, 5000), 0);
 }
 
+TEST(pinned_slice_cap)
+{
+	struct pol_slice boosted = { .slice_ns = 80000000, .boosted = true };
+	struct pol_slice plain = { .slice_ns = 4000000, .boosted = false };
+	struct pol_slice r;
+
+	/* nothing pinned waits, or the cap is off: unchanged */
+	r = pol_pinned_cap(boosted, 4000000, 5000000, false);
+	CHECK_EQ(r.slice_ns, 80000000);
+	CHECK(r.boosted);
+	r = pol_pinned_cap(boosted, 4000000, 0, true);
+	CHECK_EQ(r.slice_ns, 80000000);
+	/* a pinned task waits: min(pinned, system slice), never boosted */
+	r = pol_pinned_cap(boosted, 4000000, 5000000, true);
+	CHECK_EQ(r.slice_ns, 4000000);
+	CHECK(!r.boosted);
+	r = pol_pinned_cap(boosted, 4000000, 1000000, true);
+	CHECK_EQ(r.slice_ns, 1000000);
+	r = pol_pinned_cap(plain, 4000000, 1000000, true);
+	CHECK_EQ(r.slice_ns, 1000000);
+	CHECK_EQ(pol_pinned_slice(4000000, 0), POL_U64_MAX);
+	CHECK_EQ(pol_pinned_slice(4000000, 1000000), 1000000);
+	CHECK_EQ(pol_pinned_slice(500000, 1000000), 500000);
+}
+
 /* ---- pol_balance.h ---- */
 
 TEST(pick_stealee_by_weight_not_count)
