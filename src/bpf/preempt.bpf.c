@@ -64,6 +64,7 @@ static void try_preempt(struct task_struct *p, struct task_ctx *tc, s32 prev_cpu
 	u64 now, new_stop;
 	s32 best = -1, cand;
 	u32 seen = 0, bar;
+	bool claimed = false;
 	int i;
 
 	if (!pol_should_preempt(tc->st.lat_cri, READ_ONCE(sys.thr_lat_cri), tc->greedy, &cfg))
@@ -99,9 +100,24 @@ static void try_preempt(struct task_struct *p, struct task_ctx *tc, s32 prev_cpu
 	if (best < 0)
 		return;
 	vc = get_cpu_ctx(best);
-	/* Claim it: one waker per victim, and never a CPU whose task changed since. */
-	if (!vc || !__sync_bool_compare_and_swap(&vc->run_flags, best_run.flags,
-						 best_run.flags | POL_RUN_CLAIMED))
+	if (!vc)
+		return;
+	/*
+	 * Claim it: one waker per victim. The flags carry a run generation, so
+	 * the claim fails when the CPU's task changed since it was read; the
+	 * new task is then judged afresh (under load it is usually another
+	 * hog, as good a victim) rather than the preemption dropped.
+	 */
+	bpf_for(i, 0, POL_PREEMPT_CLAIM_TRIES) {
+		claimed = __sync_bool_compare_and_swap(&vc->run_flags, best_run.flags,
+						       best_run.flags | POL_RUN_CLAIMED);
+		if (claimed)
+			break;
+		if (!read_run(best, &best_run) ||
+		    !pol_can_preempt(&best_run, bar, new_stop, now, slice_min_ns))
+			return;
+	}
+	if (!claimed)
 		return;
 	cc = get_cpu_ctx(bpf_get_smp_processor_id());
 	if (preempt_kick ||

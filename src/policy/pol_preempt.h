@@ -151,6 +151,9 @@ POL_FN u64 pol_tick_learn(u64 est_ns, u64 gap_ns)
  */
 #define POL_PREEMPT_CANDS	8
 
+/* Claims tried on the chosen victim, its task re-judged after each failure. */
+#define POL_PREEMPT_CLAIM_TRIES	3
+
 /*
  * Should a waking task look for a victim at all? Not when greedy (it has had
  * more than its share), nor when it could preempt nobody (pol_preempt_bar).
