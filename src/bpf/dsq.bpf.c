@@ -38,7 +38,7 @@ static __always_inline bool sync_to_waker(struct task_struct *p, s32 this)
 	if (!(READ_ONCE(cc->run_flags) & POL_RUN_ACTIVE) ||
 	    !bpf_cpumask_test_cpu(this, p->cpus_ptr))
 		return false;
-	if (READ_ONCE(compacting) && !READ_ONCE(cc->active) && !READ_ONCE(cc->overflow))
+	if (!cpu_usable(cc))
 		return false;
 	wc = get_task_ctx(waker);
 	if (!wc || wc->st.avg_runtime_ns >= slice_min_ns)

@@ -24,6 +24,22 @@ static __always_inline bool read_run(s32 cpu, struct pol_cpu_run *r)
 }
 
 /*
+ * Lower the slice of whatever runs on cpu to slice_ns (never raise it): it
+ * yields at its next tick. Slices are at least 1 ns: the kernel treats a
+ * zero slice given to it as "refill to the default".
+ */
+static __always_inline void cut_running_slice(s32 cpu, u64 slice_ns)
+{
+	struct task_struct *curr;
+
+	bpf_rcu_read_lock();
+	curr = scx_bpf_cpu_curr(cpu);
+	if (curr && curr->scx.slice > slice_ns)
+		lavd_set_slice(curr, slice_ns);
+	bpf_rcu_read_unlock();
+}
+
+/*
  * --pinned-slice-us: a pinned task was queued behind whatever runs on its
  * CPU: that task keeps at most min(pinned slice, system slice) from its
  * start (pol_pinned_cap), and goes now if it has had that already. Never a
@@ -32,7 +48,6 @@ static __always_inline bool read_run(s32 cpu, struct pol_cpu_run *r)
 static void pinned_cut(s32 cpu)
 {
 	struct cpu_ctx *cc = get_cpu_ctx(cpu);
-	struct task_struct *curr;
 	u64 cap, left;
 
 	if (!pinned_slice_ns || !cc ||
@@ -46,11 +61,7 @@ static void pinned_cut(s32 cpu)
 		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
 		return;
 	}
-	bpf_rcu_read_lock();
-	curr = scx_bpf_cpu_curr(cpu);
-	if (curr && curr->scx.slice > left)
-		lavd_set_slice(curr, left);
-	bpf_rcu_read_unlock();
+	cut_running_slice(cpu, left);
 	WRITE_ONCE(cc->running_slice_ns, cap);
 }
 
@@ -59,7 +70,6 @@ static void try_preempt(struct task_struct *p, struct task_ctx *tc, s32 prev_cpu
 	struct pol_cfg cfg = lavd_cfg();
 	struct pol_cpu_run best_run = {}, r;
 	struct bpf_cpumask *tmp, *llc;
-	struct task_struct *curr;
 	struct cpu_ctx *vc, *cc;
 	u64 now, new_stop;
 	s32 best = -1, cand;
@@ -128,12 +138,7 @@ static void try_preempt(struct task_struct *p, struct task_ctx *tc, s32 prev_cpu
 		if (cc)
 			cc->tot_preempt_ipi++;
 	} else {
-		bpf_rcu_read_lock();
-		curr = scx_bpf_cpu_curr(best);
-		/* 1, not 0: the kernel treats a zero slice as "refill to the default". */
-		if (curr)
-			lavd_set_slice(curr, 1);
-		bpf_rcu_read_unlock();
+		cut_running_slice(best, 1);
 	}
 	if (cc)
 		cc->tot_preempt++;

@@ -645,12 +645,11 @@ int main(int argc, char **argv)
 		return 2;
 	verbose = o.verbose;
 	libbpf_set_print(libbpf_print);
-	if (o.monitor_secs > 0) {
-		signal(SIGINT, on_signal);
-		signal(SIGTERM, on_signal);
-		setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (o.monitor_secs > 0)
 		return monitor(o.monitor_secs);
-	}
 	if (check_system())
 		return 2;
 	if (o.enable_cpu_bw) {
@@ -662,10 +661,6 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	for (;;) {
 		r = run_once(&o, &restart);

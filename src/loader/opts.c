@@ -22,7 +22,7 @@ enum {
 	OPT_AUTOPILOT, OPT_AUTOPOWER, OPT_PERFORMANCE, OPT_BALANCED, OPT_POWERSAVE,
 	OPT_NO_CORE_COMPACTION, OPT_NO_USE_EM, OPT_NO_FREQ_SCALING, OPT_CPU_PREF_ORDER,
 	/* accepted for compatibility, not implemented yet */
-	OPT_IGN_FLAG, OPT_IGN_VAL, OPT_IGN_PCT, OPT_IGN_US, OPT_IGN_OPTVAL,
+	OPT_IGN_FLAG, OPT_IGN_VAL, OPT_IGN_PCT, OPT_IGN_OPTVAL,
 };
 
 static const struct option long_opts[] = {
@@ -255,11 +255,6 @@ int opts_parse(struct opts *o, int argc, char **argv)
 			return 1;
 		case OPT_IGN_FLAG:
 		case OPT_IGN_OPTVAL:
-			fprintf(stderr, "scx_lavd: note: --%s is not implemented yet; ignored\n", name);
-			break;
-		case OPT_IGN_US:
-			if (parse_u64(name, optarg, 0, 1000000, &v))
-				return -1;
 			fprintf(stderr, "scx_lavd: note: --%s is not implemented yet; ignored\n", name);
 			break;
 		case OPT_IGN_PCT:
