@@ -2,39 +2,65 @@
 # Tier T4: load tests in the VM, on the 7.3 and the 7.2 kernel.
 #   LAVD_VM_SECS=N    seconds per workload (default 30)
 #   LAVD_VM_KERNELS   kernels to use (default "7.3 7.2")
+#
+# Each boot's guest output streams here as it comes. A boot that fails
+# before its guest script printed anything (QEMU died, the guest never
+# reached init: nothing of ours had run yet) is booted once more; the first
+# attempt is still reported. At the end, a recap: one line per boot, and a
+# FAIL line with the reason for each boot that failed without a failing
+# test of its own (a CI log often shows only its last lines).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 secs=${LAVD_VM_SECS:-30}
 rc=0
-# A failed boot: show what the kernel said, not only the matching lines (a CI
-# log is all there is to read afterwards).
-show() { # STDERR_FILE RC
-	if [ "$2" != 0 ]; then
-		echo "---- $1 (VM exit $2), last 60 lines ----"
-		tail -n 60 "$1"
-	else
-		grep -E 'sched_ext|BUG|WARNING' "$1" | tail -5
+recap=()
+mkdir -p build/results
+
+boot() { # NAME TIMEOUT_SECS -- tools/vm/run args (without --timeout/--out) -- command
+	local name=$1 tmo=$2 out=build/results/$1 try r t0 el p f why
+	shift 2
+	for try in 1 2; do
+		rm -rf "$out"
+		t0=$(date +%s)
+		tools/vm/run --timeout "$tmo" --out "$out" "$@" 2>"$out.stderr" | tee "$out.stdout"
+		r=${PIPESTATUS[0]}
+		el=$(($(date +%s) - t0))
+		if [ "$r" = 0 ]; then
+			grep -E 'sched_ext|BUG|WARNING' "$out.stderr" | tail -5
+			break
+		fi
+		echo "---- $name: VM exit $r after ${el}s, last 60 lines of its stderr ----"
+		tail -n 60 "$out.stderr"
+		# The guest's script prints a "== " header first: if it did, the
+		# failure is ours to report, never to retry.
+		if [ "$try" = 1 ] && ! grep -q '^== ' "$out.stdout"; then
+			cp "$out.stderr" "$out.stderr.try1"
+			recap+=("NOTE $name: attempt 1 failed before the guest script ran (VM exit $r after ${el}s: $(grep -E '^vm/run' "$out.stderr" | tail -1)); booted again")
+			echo "${recap[-1]}"
+			continue
+		fi
+		break
+	done
+	p=$(grep -c '^PASS ' "$out.stdout"); f=$(grep -c '^FAIL ' "$out.stdout")
+	recap+=("boot $name: VM exit $r, $p passed, $f failed, ${el}s")
+	if [ "$r" != 0 ]; then
+		rc=1
+		if [ "$f" = 0 ]; then
+			why=$(grep -E '^vm/run|panic|BUG|Oops|sched_ext' "$out.stderr" | tail -3 | tr '\n' ' ')
+			recap+=("FAIL $name/boot (VM exit $r after ${el}s, no failing test reported; ${why:-stderr empty})")
+		fi
 	fi
 }
+
 for k in ${LAVD_VM_KERNELS:-7.3 7.2}; do
-	out=build/results/vm-$k
-	rm -rf "$out" "$out-llc2"; mkdir -p build/results
 	# load.sh, then the short subset of the reliability suite (stress.sh).
-	tools/vm/run --kernel "$k" --cpus 4 --timeout $((secs * 10 + 1200)) --out "$out" \
-		-- sh -c "sh tests/vm/load.sh vm-$k $secs; a=\$?; sh tests/vm/stress.sh vm-$k short 10; exit \$((a | \$?))" \
-		2>"$out.stderr"; r=$?
-	[ $r = 0 ] || rc=1
-	show "$out.stderr" $r
+	boot "vm-$k" $((secs * 10 + 1200)) --kernel "$k" --cpus 4 \
+		-- sh -c "sh tests/vm/load.sh vm-$k $secs; a=\$?; sh tests/vm/stress.sh vm-$k short 10; exit \$((a | \$?))"
 	# A second boot with two sockets (two LLCs): the cross-LLC paths.
-	tools/vm/run --kernel "$k" --cpus 4 --sockets 2 --timeout 600 --out "$out-llc2" \
-		-- sh tests/vm/llc2.sh "vm-$k" 20 2>"$out-llc2.stderr"; r=$?
-	[ $r = 0 ] || rc=1
-	show "$out-llc2.stderr" $r
+	boot "vm-$k-llc2" 600 --kernel "$k" --cpus 4 --sockets 2 -- sh tests/vm/llc2.sh "vm-$k" 20
 	# cgroup cpu.max under --enable-cpu-bw (a boot of its own: it changes the cgroup tree).
-	rm -rf "$out-cbw"
-	tools/vm/run --kernel "$k" --cpus 4 --timeout 600 --out "$out-cbw" \
-		-- sh tests/vm/cbw.sh "vm-$k" 10 2>"$out-cbw.stderr"; r=$?
-	[ $r = 0 ] || rc=1
-	show "$out-cbw.stderr" $r
+	boot "vm-$k-cbw" 600 --kernel "$k" --cpus 4 -- sh tests/vm/cbw.sh "vm-$k" 10
 done
+echo "== vm boots"
+for l in "${recap[@]}"; do echo "$l"; done
 exit $rc
