@@ -211,16 +211,17 @@ static void lavd_running(struct sim *s, struct task *p)
 	sl = pol_task_slice(&l->sys, &l->cfg, p->l.st.avg_runtime_ns, p->l.st.lat_cri);
 	sl = pol_pinned_cap(sl, l->sys.slice_ns, l->pinned_slice_ns, s->cpu[p->cpu].local_n > 0);
 	if (s->check) {
+		/* a deep queue lowers the floor below slice_min (pol_slice_floor) */
+		u64 lo = pol_min(l->cfg.slice_min_ns, POL_SLICE_FLOOR_NS);
+
 		if (sl.boosted) {
-			if (sl.slice_ns < l->cfg.slice_min_ns || sl.slice_ns > POL_SLICE_BOOST_MAX_NS)
+			if (sl.slice_ns < lo || sl.slice_ns > POL_SLICE_BOOST_MAX_NS)
 				sim_fail(s, "boosted slice %llu out of [%llu, %llu]",
-					 (unsigned long long)sl.slice_ns,
-					 (unsigned long long)l->cfg.slice_min_ns,
+					 (unsigned long long)sl.slice_ns, (unsigned long long)lo,
 					 (unsigned long long)POL_SLICE_BOOST_MAX_NS);
-		} else if (sl.slice_ns < l->cfg.slice_min_ns || sl.slice_ns > l->cfg.slice_max_ns) {
+		} else if (sl.slice_ns < lo || sl.slice_ns > l->cfg.slice_max_ns) {
 			sim_fail(s, "slice %llu out of [%llu, %llu]", (unsigned long long)sl.slice_ns,
-				 (unsigned long long)l->cfg.slice_min_ns,
-				 (unsigned long long)l->cfg.slice_max_ns);
+				 (unsigned long long)lo, (unsigned long long)l->cfg.slice_max_ns);
 		}
 	}
 	p->scx_slice = sl.slice_ns;	/* lavd_set_slice() */

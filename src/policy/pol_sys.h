@@ -87,6 +87,35 @@ POL_FN void pol_sys_init(struct pol_sys *s, const struct pol_cfg *c, u64 nr_cpus
 	s->nr_intervals = 0;
 }
 
+/*
+ * Deep queues. A round of N queued tasks at the minimum slice takes
+ * N x slice_min / active CPUs: 10,000 threads woken at once on 4 CPUs
+ * waited up to 1.26 s in the VM for their first run at 500 us, past the
+ * 1 s every wait must stay under. When a round at slice_min would exceed
+ * POL_ROUND_MAX_NS, the floor gives way so that a round fits in it, but
+ * never below POL_SLICE_FLOOR_NS: under that, switching (5-20 us a switch
+ * under TCG) would eat a tenth of the CPU. Only pathological queues reach
+ * this: on 4 CPUs, more than 3,200 waiting tasks. Upstream keeps slice_min
+ * whatever the queue depth.
+ */
+#define POL_ROUND_MAX_NS		(400ULL * POL_NSEC_PER_MSEC)
+#define POL_SLICE_FLOOR_NS		(100ULL * POL_NSEC_PER_USEC)
+
+/* Largest slice whose round of the queue fits in POL_ROUND_MAX_NS (at least the floor). */
+POL_FN u64 pol_slice_fit(u64 nr_active, u64 nr_queued)
+{
+	if (nr_queued == 0)
+		return POL_U64_MAX;
+	return pol_max(pol_div(pol_mul_sat(POL_ROUND_MAX_NS, pol_max(nr_active, 1)), nr_queued),
+		       POL_SLICE_FLOOR_NS);
+}
+
+/* Lowest system slice for this queue depth: slice_min, or less for a deep queue. */
+POL_FN u64 pol_slice_floor(u64 nr_active, u64 nr_queued, const struct pol_cfg *c)
+{
+	return pol_min(c->slice_min_ns, pol_slice_fit(nr_active, nr_queued));
+}
+
 /* Target slice: the 10 ms latency budget shared by the waiting tasks. */
 POL_FN u64 pol_slice_target(u64 nr_active, u64 nr_queued, const struct pol_cfg *c)
 {
@@ -95,7 +124,7 @@ POL_FN u64 pol_slice_target(u64 nr_active, u64 nr_queued, const struct pol_cfg *
 	if (nr_queued == 0)
 		return c->slice_max_ns;
 	slice = pol_div(POL_TARGETED_LATENCY_NS * pol_max(nr_active, 1), nr_queued);
-	return pol_clamp(slice, c->slice_min_ns, c->slice_max_ns);
+	return pol_clamp(slice, pol_slice_floor(nr_active, nr_queued, c), c->slice_max_ns);
 }
 
 /* Threshold of criticality for preemption: 1/2^shift of the way down from max to avg. */
@@ -110,7 +139,7 @@ POL_FN u64 pol_thr_lat_cri(u64 max_lat_cri, u64 avg_lat_cri, u32 shift)
 POL_FN void pol_sys_update(struct pol_sys *s, const struct pol_sys_sample *x,
 			   const struct pol_cfg *c)
 {
-	u64 capacity_ns, util;
+	u64 capacity_ns, util, q_now;
 
 	if (x->nr_sched) {
 		s->avg_lat_cri = pol_ewma(s->avg_lat_cri, x->sum_lat_cri / x->nr_sched);
@@ -127,8 +156,17 @@ POL_FN void pol_sys_update(struct pol_sys *s, const struct pol_sys_sample *x,
 
 	s->nr_queued = pol_ewma(s->nr_queued, x->nr_queued);
 	s->nr_active = pol_max(x->nr_active, 1);
+	/*
+	 * A burst of wake-ups (10,000 threads released at once) is a deep
+	 * queue now, long before the averages say so: the floor and the
+	 * round-fitting cap follow the deeper of the average and the sample,
+	 * and the cap applies at once rather than through the average (which
+	 * needs ~20 intervals to come down from 5 ms).
+	 */
+	q_now = pol_max(s->nr_queued, x->nr_queued);
 	s->slice_ns = pol_clamp(pol_ewma(s->slice_ns, pol_slice_target(s->nr_active, s->nr_queued, c)),
-				c->slice_min_ns, c->slice_max_ns);
+				pol_slice_floor(s->nr_active, q_now, c), c->slice_max_ns);
+	s->slice_ns = pol_min(s->slice_ns, pol_slice_fit(s->nr_active, q_now));
 	s->nr_intervals++;
 }
 
@@ -165,7 +203,7 @@ POL_FN struct pol_slice pol_task_slice(const struct pol_sys *s, const struct pol
 	} else if (lat_cri > s->avg_lat_cri) {
 		u64 ext = pol_div(S * lat_cri, s->avg_lat_cri + 1);
 
-		r.slice_ns = pol_clamp(S + ext, c->slice_min_ns, pol_min(avg_runtime_ns, 2 * S));
+		r.slice_ns = pol_clamp(S + ext, S, pol_min(avg_runtime_ns, 2 * S));
 		r.boosted = true;
 	}
 	return r;

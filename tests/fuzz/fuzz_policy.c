@@ -377,21 +377,57 @@ static void check_clock_advance(u64 clk, u64 vdl, u64 nr_queued, u64 r)
 		INV(r == vdl);
 }
 
-/* cfg may be inverted (min > max): then "lo wins". */
-static bool in_slice_bounds(u64 s, const struct pol_cfg *c)
+/*
+ * pol_slice_floor, by its properties: slice_min unless a round of the queue
+ * at slice_min passes POL_ROUND_MAX_NS x active CPUs (saturating); then the
+ * largest slice whose round fits, but never under POL_SLICE_FLOOR_NS (nor
+ * over slice_min).
+ */
+static void check_slice_floor(u64 act, u64 q, const struct pol_cfg *c, u64 f)
 {
-	if (c->slice_min_ns > c->slice_max_ns)
-		return s == c->slice_min_ns;
-	return s >= c->slice_min_ns && s <= c->slice_max_ns;
+	u128 budget = (u128)POL_ROUND_MAX_NS * umax(act, 1);
+
+	NOTE("active=%llu queued=%llu min=%llu floor=%llu", (unsigned long long)act,
+	     (unsigned long long)q, (unsigned long long)c->slice_min_ns, (unsigned long long)f);
+	if (budget > POL_U64_MAX)
+		budget = POL_U64_MAX;
+	INV(f <= c->slice_min_ns);
+	INV(f >= umin(c->slice_min_ns, POL_SLICE_FLOOR_NS));
+	if (!q || (u128)q * c->slice_min_ns <= budget) {
+		INV(f == c->slice_min_ns);
+		return;
+	}
+	if (f > POL_SLICE_FLOOR_NS)		/* the largest slice whose round fits */
+		INV((u128)q * f <= budget && (u128)q * (f + 1) > budget);
+	else if (f < c->slice_min_ns)		/* held at the floor: no bigger slice fits */
+		INV(f == POL_SLICE_FLOOR_NS && (u128)q * (f + 1) > budget);
+}
+
+/* cfg may be inverted (min > max): then "lo wins"; lo is the floor for the queue. */
+static bool in_slice_bounds(u64 s, const struct pol_cfg *c, u64 act, u64 q)
+{
+	u64 lo = pol_slice_floor(act, q, c);
+
+	check_slice_floor(act, q, c, lo);
+	if (lo > c->slice_max_ns)
+		return s == lo;
+	return s >= lo && s <= c->slice_max_ns;
 }
 
 static void check_sys_update(const struct pol_sys *s0, const struct pol_sys *s1,
 			     const struct pol_sys_sample *x, const struct pol_cfg *c)
 {
+	u64 qn = umax(s1->nr_queued, x->nr_queued);
+	u128 budget = (u128)POL_ROUND_MAX_NS * s1->nr_active;
+
 	NOTE("slice=%llu util=%llu thr=%llu avg=%llu max=%llu", (unsigned long long)s1->slice_ns,
 	     (unsigned long long)s1->avg_util, (unsigned long long)s1->thr_lat_cri,
 	     (unsigned long long)s1->avg_lat_cri, (unsigned long long)s1->max_lat_cri);
-	INV(in_slice_bounds(s1->slice_ns, c));
+	INV(in_slice_bounds(s1->slice_ns, c, s1->nr_active, qn));
+	/* a burst cuts the slice at once so that a round of the queue fits */
+	if (qn && budget <= POL_U64_MAX)
+		INV((u128)qn * s1->slice_ns <= budget || s1->slice_ns <= POL_SLICE_FLOOR_NS ||
+		    s1->slice_ns == pol_slice_floor(s1->nr_active, qn, c));
 	INV(s1->nr_active >= 1);
 	INV(s1->nr_active == umax(x->nr_active, 1));
 	INV(s1->nr_intervals == s0->nr_intervals + 1);
@@ -412,7 +448,7 @@ static void check_sys_update(const struct pol_sys *s0, const struct pol_sys *s1,
 		INV(s1->thr_lat_cri >= s1->avg_lat_cri && s1->thr_lat_cri <= s1->max_lat_cri);
 }
 
-/* s->slice_ns within [slice_min, slice_max] of a valid cfg (what sys_init/update keep). */
+/* s->slice_ns within [floor, slice_max] of a valid cfg (what sys_init/update keep). */
 static void check_task_slice(const struct pol_sys *s, const struct pol_cfg *c, u64 avg_rt,
 			     u32 lat_cri, struct pol_slice r)
 {
@@ -427,8 +463,8 @@ static void check_task_slice(const struct pol_sys *s, const struct pol_cfg *c, u
 		INV(r.slice_ns == S);
 		return;
 	}
-	INV(r.slice_ns >= c->slice_min_ns);
 	if (pol_can_boost_slice(s, c)) {
+		INV(r.slice_ns >= c->slice_min_ns);
 		INV(r.slice_ns <= umax(POL_SLICE_BOOST_MAX_NS, c->slice_min_ns));
 		/* "its average runtime plus the bonus, at most the cap" (no wrap below 2^62) */
 		if (avg_rt < (1ULL << 62))
@@ -844,12 +880,12 @@ static void op_slice_target(struct fz_in *in, const struct pol_cfg *c)
 	NOTE("active=%llu queued=%llu min=%llu max=%llu r=%llu", (unsigned long long)act,
 	     (unsigned long long)q, (unsigned long long)c->slice_min_ns,
 	     (unsigned long long)c->slice_max_ns, (unsigned long long)r);
-	INV(in_slice_bounds(r, c));
+	INV(in_slice_bounds(r, c, act, q));
 	if (!q)
 		INV(r == c->slice_max_ns);
 	else if (act <= POL_U64_MAX / POL_TARGETED_LATENCY_NS)	/* CPU counts, not 1.8e12 */
 		INV(r == pol_clamp(POL_TARGETED_LATENCY_NS * umax(act, 1) / q,
-				   c->slice_min_ns, c->slice_max_ns));
+				   pol_slice_floor(act, q, c), c->slice_max_ns));
 }
 
 static void op_thr(struct fz_in *in)
@@ -869,10 +905,10 @@ static void op_thr(struct fz_in *in)
 	}
 }
 
-/* Raw system state, except slice_ns, which sys_init/update keep in [min, max]. */
+/* Raw system state, except slice_ns, which sys_init/update keep in [floor, max]. */
 static void fz_sys_raw(struct fz_in *in, struct pol_sys *s, const struct pol_cfg *c)
 {
-	s->slice_ns = pol_clamp(fz_val(in), c->slice_min_ns, c->slice_max_ns);
+	s->slice_ns = pol_clamp(fz_val(in), umin(c->slice_min_ns, POL_SLICE_FLOOR_NS), c->slice_max_ns);
 	s->avg_lat_cri = fz_val(in);
 	s->max_lat_cri = fz_val(in);
 	s->thr_lat_cri = fz_val(in);
@@ -929,7 +965,7 @@ static void op_cfg_raw(struct fz_in *in)
 	r = pol_slice_target(act, q, &c);
 	NOTE("min=%llu max=%llu r=%llu", (unsigned long long)c.slice_min_ns,
 	     (unsigned long long)c.slice_max_ns, (unsigned long long)r);
-	INV(q ? in_slice_bounds(r, &c) : r == c.slice_max_ns);
+	INV(q ? in_slice_bounds(r, &c, act, q) : r == c.slice_max_ns);
 	s0.slice_ns = fz_val(in);
 	s0.avg_lat_cri = fz_val(in);
 	s0.max_lat_cri = fz_val(in);
@@ -1513,7 +1549,7 @@ static void fz_world_init(struct fz_world *w, struct fz_in *in)
 	w->now_ns = fz_val(in) & ((1ULL << 50) - 1);
 	w->nr_cpus = 1 + fz_u8(in) % FZ_CPUS;
 	pol_sys_init(&w->sys, &w->cfg, w->nr_cpus);
-	INV(in_slice_bounds(w->sys.slice_ns, &w->cfg));
+	INV(in_slice_bounds(w->sys.slice_ns, &w->cfg, w->sys.nr_active, w->sys.nr_queued));
 	w->clk = w->now_ns;
 	for (int i = 0; i < FZ_TASKS; i++)
 		fz_task_reset(w, &w->t[i], NULL, POL_WEIGHT_NICE0);

@@ -496,6 +496,53 @@ TEST(slice_target)
 	CHECK_EQ(pol_slice_target(POL_U64_MAX, 1, &c), c.slice_max_ns);
 }
 
+/* A round of a deep queue fits in 400 ms: the floor gives way, to 100 us at least. */
+TEST(slice_floor_deep_queue)
+{
+	struct pol_cfg c = cfg_dfl();
+	struct pol_sys s;
+	int i;
+
+	/* 3,200 tasks on 4 CPUs at 500 us: exactly 400 ms, slice_min holds */
+	CHECK_EQ(pol_slice_floor(4, 3200, &c), 500 * POL_NSEC_PER_USEC);
+	CHECK_EQ(pol_slice_target(4, 3200, &c), 500 * POL_NSEC_PER_USEC);
+	/* 10,000 tasks: 400 ms x 4 / 10,000 = 160 us */
+	CHECK_EQ(pol_slice_floor(4, 10000, &c), 160 * POL_NSEC_PER_USEC);
+	CHECK_EQ(pol_slice_target(4, 10000, &c), 160 * POL_NSEC_PER_USEC);
+	/* 100,000: held at the 100 us floor */
+	CHECK_EQ(pol_slice_floor(4, 100000, &c), POL_SLICE_FLOOR_NS);
+	CHECK_EQ(pol_slice_floor(0, 100000, &c), POL_SLICE_FLOOR_NS);
+	/* a user's slice_min under the floor is kept */
+	c.slice_min_ns = 50 * POL_NSEC_PER_USEC;
+	CHECK_EQ(pol_slice_floor(4, 100000, &c), 50 * POL_NSEC_PER_USEC);
+	CHECK_EQ(pol_slice_floor(4, 0, &c), 50 * POL_NSEC_PER_USEC);
+
+	/* the system slice follows a storm down at once, and comes back after it */
+	c = cfg_dfl();
+	pol_sys_init(&s, &c, 4);
+	{
+		struct pol_sys_sample x = { .interval_ns = POL_SYS_STAT_INTERVAL_NS, .nr_queued = 10000,
+					    .nr_active = 4, .nr_cpus = 4 };
+		pol_sys_update(&s, &x, &c);
+		CHECK_EQ(s.slice_ns, 160 * POL_NSEC_PER_USEC);
+	}
+	for (i = 0; i < 100; i++) {
+		struct pol_sys_sample x = { .interval_ns = POL_SYS_STAT_INTERVAL_NS, .nr_queued = 10000,
+					    .nr_active = 4, .nr_cpus = 4 };
+		pol_sys_update(&s, &x, &c);
+	}
+	CHECK(s.slice_ns >= 160 * POL_NSEC_PER_USEC && s.slice_ns < 170 * POL_NSEC_PER_USEC);
+	/* a long runner under that load gets at most twice the system slice */
+	s.avg_lat_cri = 100;
+	CHECK(pol_task_slice(&s, &c, 10 * POL_NSEC_PER_MSEC, 1000).slice_ns <= 2 * s.slice_ns);
+	for (i = 0; i < 100; i++) {
+		struct pol_sys_sample x = { .interval_ns = POL_SYS_STAT_INTERVAL_NS, .nr_queued = 8,
+					    .nr_active = 4, .nr_cpus = 4 };
+		pol_sys_update(&s, &x, &c);
+	}
+	CHECK(s.slice_ns > 2 * POL_NSEC_PER_MSEC);
+}
+
 TEST(thr_lat_cri)
 {
 	CHECK_EQ(pol_thr_lat_cri(1024, 0, 6), 1024 - 16);
