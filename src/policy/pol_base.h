@@ -156,15 +156,27 @@ POL_FN u32 pol_log2x(u64 v)
  * Exponentially weighted moving average, new sample weight 1/8.
  * Small values (below 8) blend 50/50 so that an average can climb out of and
  * fall into zero, which a 1/8 step with integer truncation never would.
+ * The 1/8 step rounds away from the old value: it always moves by at least
+ * 1 towards a different sample, so the average reaches it. Truncating each
+ * term instead (old - old/8 + new/8) froze an average of queued tasks
+ * anywhere in 8..15 while 8 tasks waited, and the slice target with it
+ * (2.7 ms instead of 5 ms on 4 CPUs).
  */
 POL_FN u64 pol_ewma(u64 old, u64 new)
 {
+	u64 d;
+
 	if (old < 8 || new < 8) {
 		if (old == 1 && new == 0)
 			return 0;
 		return old - (old >> 1) + (new >> 1);
 	}
-	return old - (old >> 3) + (new >> 3);
+	if (new >= old) {
+		d = new - old;
+		return old + (d >> 3) + ((d & 7) != 0);
+	}
+	d = old - new;
+	return old - (d >> 3) - ((d & 7) != 0);
 }
 
 /*

@@ -303,6 +303,8 @@ static void check_ewma(u64 old, u64 new, u64 r)
 		INV(r < old);
 	if (old == new)
 		INV(r == old);
+	else if (old >= 8 && new >= 8)		/* the 1/8 step always moves */
+		INV(r != old);
 }
 
 /* lat_cri with inheritance, against lat_cri_raw of the same state (t0 = before). */

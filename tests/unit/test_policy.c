@@ -98,6 +98,15 @@ TEST(ewma_converges_and_reaches_zero)
 	CHECK_EQ(pol_ewma(800, 0), 400); /* a small value on either side: 50/50 */
 	CHECK_EQ(pol_ewma(0, 800), 400);
 	CHECK_EQ(pol_ewma(POL_U64_MAX, POL_U64_MAX), POL_U64_MAX);
+	CHECK_EQ(pol_ewma(POL_U64_MAX, 8), POL_U64_MAX - ((POL_U64_MAX - 8) >> 3) - 1);
+	/* an average of small counts reaches the sample (it froze at 15 for 8 queued) */
+	a = 40;
+	for (int i = 0; i < 100; i++)
+		a = pol_ewma(a, 8);
+	CHECK_EQ(a, 8);
+	for (int i = 0; i < 100; i++)
+		a = pol_ewma(a, 12);
+	CHECK_EQ(a, 12);
 }
 
 TEST(ewma_asym_rises_fast_decays_slow)
