@@ -11,8 +11,13 @@
  * ends with the run (ops.stopping), so nothing leaks when a task dies or a
  * call fails.
  *
- * These are tracepoint programs, loaded only without --no-futex-boost; the
- * loader attaches those the kernel has and goes on without the others.
+ * Two ways to see the calls, both loaded only without --no-futex-boost:
+ * fexit probes on the kernel's futex functions (as upstream prefers) or,
+ * when the kernel's BTF lacks those functions or a probe cannot attach, the
+ * futex system-call tracepoints. The probes cost only futex calls. An
+ * attached system-call tracepoint puts every system call of every task on
+ * the slow tracing path: in the VM, lavd-schbench at saturation did 4.5 %
+ * fewer requests per second with the tracepoints than with no tracking.
  */
 
 struct sys_enter_args {
@@ -92,6 +97,81 @@ SEC("?tracepoint/syscalls/sys_exit_futex_wake")
 int lavd_futex_wake_exit(struct sys_exit_args *ctx)
 {
 	futex_event(ctx->ret >= 0 ? POL_FUTEX_RELEASE : POL_FUTEX_NONE);
+	return 0;
+}
+
+/*
+ * fexit probes. Each kernel function stands for the futex(2) command that
+ * reaches it, so one classification (pol_futex_classify) serves both ways.
+ * The return value is read with bpf_get_func_ret: the functions' argument
+ * lists change between kernels (7.x added futex_wake's "pop"), their int
+ * return does not.
+ */
+static __always_inline s64 fexit_ret(u64 *ctx)
+{
+	u64 ret = 0;
+
+	bpf_get_func_ret(ctx, &ret);
+	return (s32)ret;
+}
+
+/* FUTEX_WAIT, FUTEX_WAIT_BITSET and futex_wait(2) all end in __futex_wait. */
+SEC("?fexit/__futex_wait")
+int lavd_fx_wait(u64 *ctx)
+{
+	futex_event(pol_futex_classify(POL_FUTEX_WAIT, fexit_ret(ctx)));
+	return 0;
+}
+
+/* futex_waitv(2): the index of the futex that woke it, or an error. */
+SEC("?fexit/futex_wait_multiple")
+int lavd_fx_wait_multiple(u64 *ctx)
+{
+	futex_event(fexit_ret(ctx) >= 0 ? POL_FUTEX_ACQUIRE : POL_FUTEX_NONE);
+	return 0;
+}
+
+SEC("?fexit/futex_wait_requeue_pi")
+int lavd_fx_wait_requeue_pi(u64 *ctx)
+{
+	futex_event(pol_futex_classify(POL_FUTEX_WAIT_REQUEUE_PI, fexit_ret(ctx)));
+	return 0;
+}
+
+SEC("?fexit/futex_lock_pi")
+int lavd_fx_lock_pi(u64 *ctx)
+{
+	futex_event(pol_futex_classify(POL_FUTEX_LOCK_PI, fexit_ret(ctx)));
+	return 0;
+}
+
+/* FUTEX_WAKE, FUTEX_WAKE_BITSET and futex_wake(2). */
+SEC("?fexit/futex_wake")
+int lavd_fx_wake(u64 *ctx)
+{
+	futex_event(pol_futex_classify(POL_FUTEX_WAKE, fexit_ret(ctx)));
+	return 0;
+}
+
+SEC("?fexit/futex_wake_op")
+int lavd_fx_wake_op(u64 *ctx)
+{
+	futex_event(pol_futex_classify(POL_FUTEX_WAKE_OP, fexit_ret(ctx)));
+	return 0;
+}
+
+/* FUTEX_REQUEUE and FUTEX_CMP_REQUEUE wake (or move) waiters: a release. */
+SEC("?fexit/futex_requeue")
+int lavd_fx_requeue(u64 *ctx)
+{
+	futex_event(pol_futex_classify(POL_FUTEX_CMP_REQUEUE, fexit_ret(ctx)));
+	return 0;
+}
+
+SEC("?fexit/futex_unlock_pi")
+int lavd_fx_unlock_pi(u64 *ctx)
+{
+	futex_event(pol_futex_classify(POL_FUTEX_UNLOCK_PI, fexit_ret(ctx)));
 	return 0;
 }
 

@@ -120,6 +120,40 @@ static bool btf_has_member(const struct btf *btf, const char *st, const char *me
 }
 
 /*
+ * Futex tracking: fexit probes on the kernel's futex functions when its
+ * BTF has them (only futex calls pay), else the system-call tracepoints
+ * (every system call pays while they are attached: lock.bpf.c). The
+ * environment variable LAVD_FUTEX_TRACEPOINTS=1 forces the tracepoints,
+ * for tests of that path.
+ */
+struct futex_probe {
+	struct bpf_program *prog;
+	const char *func;	/* kernel function of an fexit probe; NULL: a tracepoint */
+	bool essential;		/* without it the probes see no lock: use the tracepoints */
+};
+
+/* Sets autoload; returns true if the fexit probes were chosen. */
+static bool futex_choose(struct futex_probe *fp, int n, bool off)
+{
+	const char *force = getenv("LAVD_FUTEX_TRACEPOINTS");
+	struct btf *btf = off ? NULL : btf__load_vmlinux_btf();
+	bool fexit = btf && !(force && !strcmp(force, "1"));
+
+	for (int i = 0; fexit && i < n; i++)
+		if (fp[i].func && fp[i].essential &&
+		    btf__find_by_name_kind(btf, fp[i].func, BTF_KIND_FUNC) < 0)
+			fexit = false;
+	for (int i = 0; i < n; i++) {
+		bool on = !off && (fp[i].func ? fexit && btf__find_by_name_kind(btf, fp[i].func,
+									       BTF_KIND_FUNC) >= 0
+					      : !fexit);
+		bpf_program__set_autoload(fp[i].prog, on);
+	}
+	btf__free(btf);
+	return fexit;
+}
+
+/*
  * cgroup bandwidth needs ops.cgroup_set_bandwidth and the bw_* fields of
  * the cgroup init arguments (6.17+). Returns NULL if the kernel has them,
  * else why not.
@@ -526,31 +560,46 @@ static int run_once(const struct opts *o, bool *restart)
 		skel->struct_ops.lavd_ops->hotplug_seq = strtoull(seq, NULL, 10);
 
 	/* Futex tracking: optional programs, loaded unless --no-futex-boost. */
-	struct bpf_program *futex_progs[] = {
-		skel->progs.lavd_futex_enter, skel->progs.lavd_futex_exit,
-		skel->progs.lavd_futex_wait_exit, skel->progs.lavd_futex_waitv_exit,
-		skel->progs.lavd_futex_wake_exit,
+	struct futex_probe futex_progs[] = {
+		{ skel->progs.lavd_fx_wait, "__futex_wait", true },
+		{ skel->progs.lavd_fx_wake, "futex_wake", true },
+		{ skel->progs.lavd_fx_wait_multiple, "futex_wait_multiple", false },
+		{ skel->progs.lavd_fx_wait_requeue_pi, "futex_wait_requeue_pi", false },
+		{ skel->progs.lavd_fx_lock_pi, "futex_lock_pi", false },
+		{ skel->progs.lavd_fx_wake_op, "futex_wake_op", false },
+		{ skel->progs.lavd_fx_requeue, "futex_requeue", false },
+		{ skel->progs.lavd_fx_unlock_pi, "futex_unlock_pi", false },
+		{ skel->progs.lavd_futex_enter, NULL, false },
+		{ skel->progs.lavd_futex_exit, NULL, false },
+		{ skel->progs.lavd_futex_wait_exit, NULL, false },
+		{ skel->progs.lavd_futex_waitv_exit, NULL, false },
+		{ skel->progs.lavd_futex_wake_exit, NULL, false },
 	};
 	const int nr_futex = sizeof(futex_progs) / sizeof(futex_progs[0]);
-	for (int i = 0; i < nr_futex; i++)
-		bpf_program__set_autoload(futex_progs[i], !o->no_futex_boost);
+	bool futex_fexit = futex_choose(futex_progs, nr_futex, o->no_futex_boost);
 
 	if (lavd__load(skel)) {
 		fprintf(stderr, "scx_lavd: the kernel refused the BPF program (run with -v for the verifier log)\n");
 		goto out;
 	}
 	if (!o->no_futex_boost) {
-		int attached = 0;
+		int attached = 0, loaded = 0;
 
 		for (int i = 0; i < nr_futex; i++) {
-			if (!bpf_program__attach(futex_progs[i]))
+			if (!bpf_program__autoload(futex_progs[i].prog))
+				continue;
+			loaded++;
+			if (!bpf_program__attach(futex_progs[i].prog))
 				fprintf(stderr, "scx_lavd: note: %s not attached (%s): that futex call is not tracked\n",
-					bpf_program__name(futex_progs[i]), strerror(errno));
+					bpf_program__name(futex_progs[i].prog), strerror(errno));
 			else
 				attached++;
 		}
 		if (!attached)
-			fprintf(stderr, "scx_lavd: note: no futex tracepoint: lock holders are not protected\n");
+			fprintf(stderr, "scx_lavd: note: no futex probe attached: lock holders are not protected\n");
+		else
+			fprintf(stderr, "scx_lavd: futex tracking: %d of %d %s\n", attached, loaded,
+				futex_fexit ? "fexit probes" : "system-call tracepoints");
 	}
 	link = bpf_map__attach_struct_ops(skel->maps.lavd_ops);
 	if (!link) {

@@ -81,24 +81,31 @@ else
 	fail monitor "rc=$mrc rows=$rows: $(tail -3 /out/monitor.log)"
 fi
 acq=$(sed -n 's/.*lock_acquire=\([0-9]*\).*/\1/p' "$log" | tail -1)
-if [ -n "$acq" ] && [ "$acq" -gt 0 ]; then
-	pass futex_tracking "$acq lock acquisitions seen, $(sed -n 's/.*lock_boost=\([0-9]*\).*/\1/p' "$log" | tail -1) holder refills"
+how=$(grep 'futex tracking:' "$log")
+if [ -n "$acq" ] && [ "$acq" -gt 0 ] && echo "$how" | grep -q 'fexit probes'; then
+	pass futex_tracking "$acq lock acquisitions seen, $(sed -n 's/.*lock_boost=\([0-9]*\).*/\1/p' "$log" | tail -1) holder refills; ${how#scx_lavd: }"
 else
-	fail futex_tracking "no futex acquisition seen ('$acq')"
+	fail futex_tracking "no futex acquisition seen ('$acq') or not by fexit probes ('$how')"
 fi
 
 # stress-ng --mutex as root takes its locks at random SCHED_FIFO priorities:
 # those threads are not ours, and while they run our tasks on that CPU wait.
 # The session must stay enabled, see lock holders, and leave no task behind;
 # its longest wait is reported, not held to the limit.
-if start_lavd mutex; then
+# This session uses the system-call tracepoints, the fallback for kernels
+# without the futex functions in their BTF.
+export LAVD_FUTEX_TRACEPOINTS=1
+start_lavd mutex; started=$?
+unset LAVD_FUTEX_TRACEPOINTS
+if [ $started = 0 ]; then
 	run_workload stress_mutex stress-ng --mutex 2 --futex 1 -t "${DUR}s" --metrics-brief
 	stop_lavd
 	macq=$(sed -n 's/.*lock_acquire=\([0-9]*\).*/\1/p' /out/mutex.log | tail -1)
-	if [ -n "$macq" ] && [ "$macq" -gt 0 ]; then
-		pass mutex_session "$macq lock acquisitions; longest wait $(max_wait_us /out/mutex.log) us (RT lockers)"
+	mhow=$(grep 'futex tracking:' /out/mutex.log)
+	if [ -n "$macq" ] && [ "$macq" -gt 0 ] && echo "$mhow" | grep -q 'system-call tracepoints'; then
+		pass mutex_session "$macq lock acquisitions (${mhow#scx_lavd: futex tracking: }); longest wait $(max_wait_us /out/mutex.log) us (RT lockers)"
 	else
-		fail mutex_session "no lock acquisition seen ('$macq')"
+		fail mutex_session "no lock acquisition seen ('$macq') or not by the tracepoints ('$mhow')"
 	fi
 else
 	fail mutex_session "did not attach"
