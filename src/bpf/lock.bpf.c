@@ -115,63 +115,31 @@ static __always_inline s64 fexit_ret(u64 *ctx)
 	return (s32)ret;
 }
 
+/* An fexit probe on kernel function fn, classified as futex(2) command cmd. */
+#define FUTEX_FEXIT(name, fn, cmd)							\
+	SEC("?fexit/" #fn)								\
+	int name(u64 *ctx)								\
+	{										\
+		futex_event(pol_futex_classify(cmd, fexit_ret(ctx)));			\
+		return 0;								\
+	}
+
 /* FUTEX_WAIT, FUTEX_WAIT_BITSET and futex_wait(2) all end in __futex_wait. */
-SEC("?fexit/__futex_wait")
-int lavd_fx_wait(u64 *ctx)
-{
-	futex_event(pol_futex_classify(POL_FUTEX_WAIT, fexit_ret(ctx)));
-	return 0;
-}
+FUTEX_FEXIT(lavd_fx_wait, __futex_wait, POL_FUTEX_WAIT)
+FUTEX_FEXIT(lavd_fx_wait_requeue_pi, futex_wait_requeue_pi, POL_FUTEX_WAIT_REQUEUE_PI)
+FUTEX_FEXIT(lavd_fx_lock_pi, futex_lock_pi, POL_FUTEX_LOCK_PI)
+/* FUTEX_WAKE, FUTEX_WAKE_BITSET and futex_wake(2). */
+FUTEX_FEXIT(lavd_fx_wake, futex_wake, POL_FUTEX_WAKE)
+FUTEX_FEXIT(lavd_fx_wake_op, futex_wake_op, POL_FUTEX_WAKE_OP)
+/* FUTEX_REQUEUE and FUTEX_CMP_REQUEUE wake (or move) waiters: a release. */
+FUTEX_FEXIT(lavd_fx_requeue, futex_requeue, POL_FUTEX_CMP_REQUEUE)
+FUTEX_FEXIT(lavd_fx_unlock_pi, futex_unlock_pi, POL_FUTEX_UNLOCK_PI)
 
 /* futex_waitv(2): the index of the futex that woke it, or an error. */
 SEC("?fexit/futex_wait_multiple")
 int lavd_fx_wait_multiple(u64 *ctx)
 {
 	futex_event(fexit_ret(ctx) >= 0 ? POL_FUTEX_ACQUIRE : POL_FUTEX_NONE);
-	return 0;
-}
-
-SEC("?fexit/futex_wait_requeue_pi")
-int lavd_fx_wait_requeue_pi(u64 *ctx)
-{
-	futex_event(pol_futex_classify(POL_FUTEX_WAIT_REQUEUE_PI, fexit_ret(ctx)));
-	return 0;
-}
-
-SEC("?fexit/futex_lock_pi")
-int lavd_fx_lock_pi(u64 *ctx)
-{
-	futex_event(pol_futex_classify(POL_FUTEX_LOCK_PI, fexit_ret(ctx)));
-	return 0;
-}
-
-/* FUTEX_WAKE, FUTEX_WAKE_BITSET and futex_wake(2). */
-SEC("?fexit/futex_wake")
-int lavd_fx_wake(u64 *ctx)
-{
-	futex_event(pol_futex_classify(POL_FUTEX_WAKE, fexit_ret(ctx)));
-	return 0;
-}
-
-SEC("?fexit/futex_wake_op")
-int lavd_fx_wake_op(u64 *ctx)
-{
-	futex_event(pol_futex_classify(POL_FUTEX_WAKE_OP, fexit_ret(ctx)));
-	return 0;
-}
-
-/* FUTEX_REQUEUE and FUTEX_CMP_REQUEUE wake (or move) waiters: a release. */
-SEC("?fexit/futex_requeue")
-int lavd_fx_requeue(u64 *ctx)
-{
-	futex_event(pol_futex_classify(POL_FUTEX_CMP_REQUEUE, fexit_ret(ctx)));
-	return 0;
-}
-
-SEC("?fexit/futex_unlock_pi")
-int lavd_fx_unlock_pi(u64 *ctx)
-{
-	futex_event(pol_futex_classify(POL_FUTEX_UNLOCK_PI, fexit_ret(ctx)));
 	return 0;
 }
 
