@@ -183,7 +183,8 @@ static __always_inline bool kick_idle_in_llc(struct task_struct *p, s32 llc_id)
 	struct bpf_cpumask *llc = llc_mask(llc_id);
 	s32 cpu;
 
-	if (!tmp || !llc)
+	/* Nothing idle (saturation, where enqueue is hot): no mask work at all. */
+	if (!tmp || !llc || !any_idle(p->cpus_ptr))
 		return false;
 	bpf_cpumask_and(tmp, (const struct cpumask *)llc, p->cpus_ptr);
 	if (READ_ONCE(compacting)) {
