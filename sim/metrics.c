@@ -238,7 +238,6 @@ static json_t *build(const struct sim *s, const struct sim_opts *o)
 		json_object_set_new(c, "lavd_sync_local", json_integer((json_int_t)st->lavd_sync_local));
 		json_object_set_new(c, "lavd_xllc_steal", json_integer((json_int_t)st->lavd_steal));
 		json_object_set_new(c, "lavd_plan_steal", json_integer((json_int_t)st->lavd_plan_steal));
-		json_object_set_new(c, "lavd_local_pick", json_integer((json_int_t)st->lavd_local_pick));
 		json_object_set_new(c, "lavd_boosted", json_integer((json_int_t)st->lavd_boosted));
 		json_object_set_new(c, "lavd_revoke", json_integer((json_int_t)st->lavd_revoke));
 		json_object_set_new(c, "lavd_keep_prev", json_integer((json_int_t)st->lavd_keep_prev));

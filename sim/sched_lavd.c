@@ -958,48 +958,6 @@ static bool lavd_move_to_local(struct sim *s, s32 cpu, int llc)
 	return true;
 }
 
-/* Queue order: deadline, then insertion. */
-static bool dsq_before(const struct task *a, const struct task *b)
-{
-	return a->dsq_key < b->dsq_key || (a->dsq_key == b->dsq_key && a->dsq_seq < b->dsq_seq);
-}
-
-/*
- * dsq.bpf.c move_local_near_head: among the first POL_LOCAL_PICK_DEPTH
- * tasks of the queue (deadline order, then insertion), those tied with the
- * head (pol_local_pick_ok), one already on this CPU's run queue.
- */
-static bool move_local_near_head(struct sim *s, s32 cpu, int llc)
-{
-	struct lavd *l = L(s);
-	struct dsq *d = &l->llc_dsq[llc];
-	struct task *first[POL_LOCAL_PICK_DEPTH];
-	u64 window = pol_compete_window(l->sys.nr_active, l->sys.nr_queued);
-	int k = 0, i, j;
-
-	/* the K smallest of the heap by (key, seq): what the kernel's iterator walks first */
-	for (i = 0; i < d->n; i++) {
-		struct task *t = d->h[i];
-
-		if (k == POL_LOCAL_PICK_DEPTH && !dsq_before(t, first[k - 1]))
-			continue;
-		j = k < POL_LOCAL_PICK_DEPTH ? k++ : k - 1;
-		for (; j > 0 && dsq_before(t, first[j - 1]); j--)
-			first[j] = first[j - 1];
-		first[j] = t;
-	}
-	for (i = 0; i < k; i++) {
-		if (i && !pol_local_pick_ok(first[0]->dsq_key, first[i]->dsq_key, window))
-			break;
-		if (first[i]->cpu == cpu) {
-			sim_local_push(s, cpu, dsq_remove(s, d, first[i]));
-			s->st.lavd_local_pick += i > 0;
-			return true;
-		}
-	}
-	return false;
-}
-
 /*
  * Nothing else to run: the core would keep prev with the kernel's 20 ms;
  * give it our slice instead.
@@ -1069,8 +1027,6 @@ static void lavd_dispatch(struct sim *s, s32 cpu, struct task *prev)
 		return;
 	}
 	if (l->nr_llcs > 1 && planned_steal(s, cpu, self))
-		return;
-	if (move_local_near_head(s, cpu, self))
 		return;
 	if (lavd_move_to_local(s, cpu, self))
 		return;

@@ -316,7 +316,6 @@ struct sim_stats {
 	u64 lock_owner_preempted;	/* a task owning a mutex put back while runnable */
 	u64 lavd_direct, lavd_sync_local, lavd_steal, lavd_revoke, lavd_boosted;
 	u64 lavd_plan_steal;		/* ...of lavd_steal, pulls by the balance plan */
-	u64 lavd_local_pick;		/* pulls of a task tied with the head, on the puller's run queue */
 	u64 lavd_preempt;		/* try_preempt claimed a victim */
 	u64 cpus_used_sum;		/* CPUs that ran anything, summed over 10 ms samples */
 	u64 lavd_mode_switch;		/* power mode changes */

@@ -215,30 +215,6 @@ static __always_inline bool planned_steal(s32 self, struct cpu_ctx *cc)
 	return true;
 }
 
-/*
- * The first tasks of the queue whose deadlines tie with the head's
- * (pol_local_pick_ok): take one on this CPU's run queue, if any.
- */
-static __always_inline bool move_local_near_head(u64 dsq_id, s32 cpu)
-{
-	u64 window = pol_compete_window(READ_ONCE(sys.nr_active), READ_ONCE(sys.nr_queued));
-	struct task_struct *p;
-	u64 head_vdl = 0;
-	int n = 0;
-
-	bpf_for_each(scx_dsq, p, dsq_id, 0) {
-		if (n == 0)
-			head_vdl = p->scx.dsq_vtime;
-		else if (!pol_local_pick_ok(head_vdl, p->scx.dsq_vtime, window))
-			break;
-		if (scx_bpf_task_cpu(p) == cpu)
-			return scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0);
-		if (++n >= POL_LOCAL_PICK_DEPTH)
-			break;
-	}
-	return false;
-}
-
 void BPF_STRUCT_OPS(lavd_dispatch, s32 cpu, struct task_struct *prev)
 {
 	s32 self = cpu_to_llc(cpu), victim;
@@ -259,8 +235,6 @@ void BPF_STRUCT_OPS(lavd_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 	}
 	if (nr_llcs > 1 && planned_steal(self, cc))
-		return;
-	if (move_local_near_head(LLC_DSQ(self), cpu))
 		return;
 	if (lavd_move_to_local(LLC_DSQ(self)))
 		return;

@@ -151,23 +151,6 @@ POL_FN u64 pol_compete_window(u64 nr_active, u64 nr_queued)
 	return POL_DL_COMPETE_WINDOW_NS;
 }
 
-/*
- * Ties near the head of a queue. A task whose deadline is within the
- * compete window of the head's is as due as the head: new deadlines start
- * that far behind the clock anyway. Among the first POL_LOCAL_PICK_DEPTH
- * tasks, a CPU pulling from its LLC queue takes such a tie that already
- * sits on its own run queue. The kernel then moves it without locking and
- * migrating from another CPU's run queue: that cut ops.dispatch from 23.7
- * to 15.7 us at schbench saturation in the VM, and the task's cache is
- * there. Upstream always takes the head.
- */
-#define POL_LOCAL_PICK_DEPTH	4
-
-POL_FN bool pol_local_pick_ok(u64 head_vdl, u64 vdl, u64 window)
-{
-	return vdl <= head_vdl || vdl - head_vdl <= window;
-}
-
 /* Virtual deadline of a task enqueued now. */
 POL_FN u64 pol_vdeadline(u64 clk, u64 delta, u64 window)
 {

@@ -505,17 +505,6 @@ TEST(slice_target)
 	CHECK_EQ(pol_slice_target(POL_U64_MAX, 1, &c), c.slice_max_ns);
 }
 
-/* Ties with the head of a queue: within the compete window, either way. */
-TEST(local_pick_ties)
-{
-	CHECK(pol_local_pick_ok(1000, 1000, 0));
-	CHECK(pol_local_pick_ok(1000, 1004, 4));
-	CHECK(!pol_local_pick_ok(1000, 1005, 4));
-	CHECK(pol_local_pick_ok(1000, 900, 0));	/* not behind the head: always a tie */
-	CHECK(pol_local_pick_ok(0, POL_U64_MAX, POL_U64_MAX));
-	CHECK(!pol_local_pick_ok(0, POL_U64_MAX, POL_U64_MAX - 1));
-}
-
 /* A round of a deep queue fits in 400 ms: the floor gives way, to 100 us at least. */
 TEST(slice_floor_deep_queue)
 {
