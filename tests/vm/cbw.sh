@@ -85,14 +85,19 @@ if ! start_lavd cbw --enable-cpu-bw; then
 fi
 pass attach_cpu_bw "$(grep -o 'cpu.max enforced' /out/cbw.log)"
 before=$(scx_errors | wc -l)
-hogs lim 2 $((DUR + 16)); h1=$HPID
+hogs lim 2 $((DUR + 20)); h1=$HPID
 hogs par/kid 2 $((DUR + 4)); h2=$HPID
 hogs free 2 $((DUR + 4)); h3=$HPID
 sleep 2
 # (par's usage_usec includes kid's)
 measure "$DUR" lim par free
 pm20=$PM_lim
+reap "$h2" 30; r2=$?
+reap "$h3" 30; r3=$?
 # cpu.max changed while running (ops.cgroup_set_bandwidth): 50 %, then max.
+# Measured once the other cgroups' hogs are gone: in one CI run of eight
+# (7.2) lim used only 324 per mille at 50 % while they were exiting during
+# the measurement (once 406 before); the cause is not found yet.
 echo "50000 100000" >$CG/lim/cpu.max
 sleep 1
 measure 5 lim
@@ -103,8 +108,6 @@ measure 3 lim
 pmmax=$PM_lim
 echo "20000 100000" >$CG/lim/cpu.max
 reap "$h1" 30; r1=$?
-reap "$h2" 30; r2=$?
-reap "$h3" 30; r3=$?
 st=$(state)
 after=$(scx_errors | wc -l)
 echo "used (per mille of one CPU): lim $pm20, par $PM_par, free $PM_free"
