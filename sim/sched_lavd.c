@@ -237,7 +237,8 @@ static void lavd_running(struct sim *s, struct task *p)
 	cc->running_boosted = sl.boosted;
 	cc->running_wgt = (u64)p->weight;
 	cc->est_stop_ns = pol_est_stop(now, p->l.st.avg_runtime_ns, sl.slice_ns);
-	cc->run_flags = POL_RUN_ACTIVE | (p->l.lock_holder ? POL_RUN_LOCK_HOLDER : 0);
+	cc->run_flags = POL_RUN_ACTIVE | (p->l.lock_holder ? POL_RUN_LOCK_HOLDER : 0) |
+			(p->l.st.avg_runtime_ns >= sl.slice_ns ? POL_RUN_SLICE_BOUND : 0);
 	cc->nr_sched++;
 	cc->tot_sched++;
 	cc->sum_lat_cri += p->l.st.lat_cri;
@@ -719,9 +720,13 @@ static bool read_run(struct sim *s, s32 cpu, struct pol_cpu_run *r)
 {
 	struct lavd_cpu *cc = &L(s)->cc[cpu];
 
-	r->est_stop_ns = cc->est_stop_ns;
 	r->lat_cri = cc->running_lat_cri;
 	r->flags = cc->run_flags;
+	/*
+	 * pol_real_stop with no tick known: the engine ends a slice at its
+	 * exact end, not at the next tick as the kernel does.
+	 */
+	r->est_stop_ns = pol_real_stop(cc->est_stop_ns, r->flags & POL_RUN_SLICE_BOUND, 0, 0);
 	return true;
 }
 

@@ -17,9 +17,10 @@ static __always_inline bool read_run(s32 cpu, struct pol_cpu_run *r)
 
 	if (!cc || !cpu_is_known(cpu))
 		return false;
-	r->est_stop_ns = READ_ONCE(cc->est_stop_ns);
 	r->lat_cri = READ_ONCE(cc->running_lat_cri);
 	r->flags = READ_ONCE(cc->run_flags);
+	r->est_stop_ns = pol_real_stop(READ_ONCE(cc->est_stop_ns), r->flags & POL_RUN_SLICE_BOUND,
+				       READ_ONCE(cc->last_tick_ns), READ_ONCE(tick_ns_est));
 	return true;
 }
 

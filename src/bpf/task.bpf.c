@@ -292,6 +292,7 @@ void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
 	cc->est_stop_ns = pol_est_stop(now, tc->st.avg_runtime_ns, sl.slice_ns);
 	cc->run_gen++;
 	cc->run_flags = POL_RUN_ACTIVE | (tc->lock_holder ? POL_RUN_LOCK_HOLDER : 0) |
+			(tc->st.avg_runtime_ns >= sl.slice_ns ? POL_RUN_SLICE_BOUND : 0) |
 			(cc->run_gen << POL_RUN_GEN_SHIFT);
 
 	cc->nr_sched++;

@@ -94,6 +94,8 @@ POL_FN void diff_exec(struct diff_ctx *c)
 	case OP_CLOCK:
 		out[0] = pol_clock_advance(in[0], in[1], in[2]);
 		out[1] = pol_clock_service(in[3], in[4], in[5]);
+		out[2] = pol_real_stop(in[0], in[6] & 1, in[1], in[2]);
+		out[3] = pol_real_stop(in[0], true, in[0] - (in[3] & 0xfffffff), in[4] & 0xffffff);
 		break;
 	case OP_SLICE_TARGET:
 		out[0] = pol_slice_target(in[0], in[1], &c->cfg);

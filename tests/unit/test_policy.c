@@ -892,6 +892,28 @@ TEST(can_preempt_rules)
 	CHECK(pol_can_preempt(&r, 200, POL_U64_MAX - 1, 0, guard));
 }
 
+/* A slice's end is seen at the next tick: a hog past its slice is not "about to stop". */
+TEST(real_stop_of_a_slice_is_at_a_tick)
+{
+	u64 tick = 4000000, last = 10000000, guard = 500000;
+	struct pol_cpu_run r;
+
+	CHECK_EQ(pol_real_stop(last + 1000000, true, last, tick), last + tick);
+	CHECK_EQ(pol_real_stop(last + tick, true, last, tick), last + tick);
+	CHECK_EQ(pol_real_stop(last + tick + 1, true, last, tick), last + 2 * tick);
+	CHECK_EQ(pol_real_stop(last - 1, true, last, tick), last + tick);	/* outlived its slice */
+	/* a task that blocks, or no tick known: as estimated */
+	CHECK_EQ(pol_real_stop(last + 1000000, false, last, tick), last + 1000000);
+	CHECK_EQ(pol_real_stop(last + 1000000, true, last, 0), last + 1000000);
+	CHECK_EQ(pol_real_stop(last + 1000000, true, 0, tick), last + 1000000);
+	CHECK_EQ(pol_real_stop(POL_U64_MAX - 1, true, POL_U64_MAX - 3, tick), POL_U64_MAX);
+	/* a hog whose slice ended 100 us ago, 1 ms after its tick: a victim now */
+	r = run(100, pol_real_stop(last + 900000, true, last, tick), POL_RUN_ACTIVE | POL_RUN_SLICE_BOUND);
+	CHECK(pol_can_preempt(&r, 200, last + 1000000 + 50000, last + 1000000, guard));
+	/* ... but not when its tick is 300 us away */
+	CHECK(!pol_can_preempt(&r, 200, last + tick - 300000 + 50000, last + tick - 300000, guard));
+}
+
 TEST(preempt_ipi_only_when_the_tick_is_far)
 {
 	u64 tick = 4000000, last = 10000000;
