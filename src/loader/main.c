@@ -122,35 +122,92 @@ static bool btf_has_member(const struct btf *btf, const char *st, const char *me
 /*
  * Futex tracking: fexit probes on the kernel's futex functions when its
  * BTF has them (only futex calls pay), else the system-call tracepoints
- * (every system call pays while they are attached: lock.bpf.c). The
- * environment variable LAVD_FUTEX_TRACEPOINTS=1 forces the tracepoints,
- * for tests of that path.
+ * (every system call pays while they are attached: lock.bpf.c).
  */
 struct futex_probe {
 	struct bpf_program *prog;
 	const char *func;	/* kernel function of an fexit probe; NULL: a tracepoint */
 	bool essential;		/* without it the probes see no lock: use the tracepoints */
+	bool in_btf;		/* func is in the kernel's BTF */
+	struct bpf_link *link;
 };
 
-/* Sets autoload; returns true if the fexit probes were chosen. */
-static bool futex_choose(struct futex_probe *fp, int n, bool off)
+/*
+ * LAVD_FUTEX_TRACEPOINTS, for tests of the fallbacks: "1" chooses the
+ * tracepoints before loading (as a kernel whose BTF lacks the functions
+ * does); "fallback" loads the probes and then treats the essential ones as
+ * failing to attach.
+ */
+static bool futex_forced(const char *how)
 {
 	const char *force = getenv("LAVD_FUTEX_TRACEPOINTS");
-	struct btf *btf = off ? NULL : btf__load_vmlinux_btf();
-	bool fexit = btf && !(force && !strcmp(force, "1"));
 
-	for (int i = 0; fexit && i < n; i++)
-		if (fp[i].func && fp[i].essential &&
-		    btf__find_by_name_kind(btf, fp[i].func, BTF_KIND_FUNC) < 0)
-			fexit = false;
+	return force && !strcmp(force, how);
+}
+
+/*
+ * Sets autoload; returns true if the fexit probes were chosen. The
+ * tracepoint programs are loaded either way (small, a fraction of a second
+ * of verifier time): they are the fallback when an essential probe loads
+ * but cannot attach (futex_attach).
+ */
+static bool futex_choose(struct futex_probe *fp, int n, bool off)
+{
+	struct btf *btf = off ? NULL : btf__load_vmlinux_btf();
+	bool fexit = btf && !futex_forced("1");
+
 	for (int i = 0; i < n; i++) {
-		bool on = !off && (fp[i].func ? fexit && btf__find_by_name_kind(btf, fp[i].func,
-									       BTF_KIND_FUNC) >= 0
-					      : !fexit);
-		bpf_program__set_autoload(fp[i].prog, on);
+		fp[i].in_btf = btf && fp[i].func &&
+			       btf__find_by_name_kind(btf, fp[i].func, BTF_KIND_FUNC) >= 0;
+		if (fp[i].func && fp[i].essential && !fp[i].in_btf)
+			fexit = false;
 	}
+	for (int i = 0; i < n; i++)
+		bpf_program__set_autoload(fp[i].prog,
+					  !off && (fp[i].func ? fexit && fp[i].in_btf : true));
 	btf__free(btf);
 	return fexit;
+}
+
+/*
+ * Attaches the loaded programs of one set (fexit probes or tracepoints).
+ * Returns how many attached; *essential_failed tells whether a probe the
+ * set cannot do without did not, and then the set is detached again.
+ */
+static int futex_attach(struct futex_probe *fp, int n, bool fexit, int *loaded,
+			bool *essential_failed)
+{
+	int attached = 0;
+
+	*loaded = 0;
+	*essential_failed = false;
+	for (int i = 0; i < n; i++) {
+		if (!fp[i].func != !fexit || !bpf_program__autoload(fp[i].prog))
+			continue;
+		(*loaded)++;
+		if (fp[i].essential && futex_forced("fallback")) {
+			fp[i].link = NULL;
+			errno = ECANCELED;	/* the test's pretended failure */
+		} else {
+			fp[i].link = bpf_program__attach(fp[i].prog);
+		}
+		if (fp[i].link) {
+			attached++;
+			continue;
+		}
+		fprintf(stderr, "scx_lavd: note: %s not attached (%s): that futex call is not tracked\n",
+			bpf_program__name(fp[i].prog), strerror(errno));
+		if (fp[i].essential)
+			*essential_failed = true;
+	}
+	if (*essential_failed) {
+		for (int i = 0; i < n; i++) {
+			bpf_link__destroy(fp[i].link);
+			fp[i].link = NULL;
+		}
+		attached = 0;
+	}
+	return attached;
 }
 
 /*
@@ -561,19 +618,19 @@ static int run_once(const struct opts *o, bool *restart)
 
 	/* Futex tracking: optional programs, loaded unless --no-futex-boost. */
 	struct futex_probe futex_progs[] = {
-		{ skel->progs.lavd_fx_wait, "__futex_wait", true },
-		{ skel->progs.lavd_fx_wake, "futex_wake", true },
-		{ skel->progs.lavd_fx_wait_multiple, "futex_wait_multiple", false },
-		{ skel->progs.lavd_fx_wait_requeue_pi, "futex_wait_requeue_pi", false },
-		{ skel->progs.lavd_fx_lock_pi, "futex_lock_pi", false },
-		{ skel->progs.lavd_fx_wake_op, "futex_wake_op", false },
-		{ skel->progs.lavd_fx_requeue, "futex_requeue", false },
-		{ skel->progs.lavd_fx_unlock_pi, "futex_unlock_pi", false },
-		{ skel->progs.lavd_futex_enter, NULL, false },
-		{ skel->progs.lavd_futex_exit, NULL, false },
-		{ skel->progs.lavd_futex_wait_exit, NULL, false },
-		{ skel->progs.lavd_futex_waitv_exit, NULL, false },
-		{ skel->progs.lavd_futex_wake_exit, NULL, false },
+		{ .prog = skel->progs.lavd_fx_wait, .func = "__futex_wait", .essential = true },
+		{ .prog = skel->progs.lavd_fx_wake, .func = "futex_wake", .essential = true },
+		{ .prog = skel->progs.lavd_fx_wait_multiple, .func = "futex_wait_multiple", .essential = false },
+		{ .prog = skel->progs.lavd_fx_wait_requeue_pi, .func = "futex_wait_requeue_pi", .essential = false },
+		{ .prog = skel->progs.lavd_fx_lock_pi, .func = "futex_lock_pi", .essential = false },
+		{ .prog = skel->progs.lavd_fx_wake_op, .func = "futex_wake_op", .essential = false },
+		{ .prog = skel->progs.lavd_fx_requeue, .func = "futex_requeue", .essential = false },
+		{ .prog = skel->progs.lavd_fx_unlock_pi, .func = "futex_unlock_pi", .essential = false },
+		{ .prog = skel->progs.lavd_futex_enter, .func = NULL, .essential = false },
+		{ .prog = skel->progs.lavd_futex_exit, .func = NULL, .essential = false },
+		{ .prog = skel->progs.lavd_futex_wait_exit, .func = NULL, .essential = false },
+		{ .prog = skel->progs.lavd_futex_waitv_exit, .func = NULL, .essential = false },
+		{ .prog = skel->progs.lavd_futex_wake_exit, .func = NULL, .essential = false },
 	};
 	const int nr_futex = sizeof(futex_progs) / sizeof(futex_progs[0]);
 	bool futex_fexit = futex_choose(futex_progs, nr_futex, o->no_futex_boost);
@@ -583,17 +640,14 @@ static int run_once(const struct opts *o, bool *restart)
 		goto out;
 	}
 	if (!o->no_futex_boost) {
-		int attached = 0, loaded = 0;
+		bool failed;
+		int loaded;
+		int attached = futex_attach(futex_progs, nr_futex, futex_fexit, &loaded, &failed);
 
-		for (int i = 0; i < nr_futex; i++) {
-			if (!bpf_program__autoload(futex_progs[i].prog))
-				continue;
-			loaded++;
-			if (!bpf_program__attach(futex_progs[i].prog))
-				fprintf(stderr, "scx_lavd: note: %s not attached (%s): that futex call is not tracked\n",
-					bpf_program__name(futex_progs[i].prog), strerror(errno));
-			else
-				attached++;
+		if (futex_fexit && failed) {
+			fprintf(stderr, "scx_lavd: note: an essential futex probe did not attach: using the system-call tracepoints\n");
+			futex_fexit = false;
+			attached = futex_attach(futex_progs, nr_futex, false, &loaded, &failed);
 		}
 		if (!attached)
 			fprintf(stderr, "scx_lavd: note: no futex probe attached: lock holders are not protected\n");
