@@ -116,7 +116,11 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(lavd_init)
 
 void BPF_STRUCT_OPS(lavd_exit, struct scx_exit_info *ei)
 {
+	s64 kind = ei->kind;
+
 	LAVD_EXIT_RECORD(uei, uei_dump, ei);
+	/* After uei is written: the loader reads it when woken. */
+	bpf_ringbuf_output(&exit_rb, &kind, sizeof(kind), 0);
 }
 
 SEC(".struct_ops.link")

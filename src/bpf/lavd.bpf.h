@@ -118,6 +118,16 @@ u64 tick_ns_est;	/* the tick period, pol_tick_learn; 0 until two ticks were seen
 struct lavd_exit_info uei;
 char uei_dump[LAVD_EXIT_DUMP_LEN];
 
+/*
+ * One record when the scheduler exits, so the loader can sleep in the ring
+ * buffer's poll instead of waking every 100 ms to look at uei: on an idle
+ * machine those wake-ups were a CPU woken ten times a second by us.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} exit_rb SEC(".maps");
+
 static __always_inline struct pol_cfg lavd_cfg(void)
 {
 	struct pol_cfg c = {

@@ -540,6 +540,15 @@ static void print_prog_costs(struct lavd *skel)
 	}
 }
 
+/* ops.exit's record: uei says the rest; the poll's return ends the wait. */
+static int on_exit_record(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	(void)data;
+	(void)size;
+	return 0;
+}
+
 static double now_secs(void)
 {
 	struct timespec ts;
@@ -555,6 +564,7 @@ static double now_secs(void)
 static int run_once(const struct opts *o, bool *restart)
 {
 	struct bpf_link *link = NULL;
+	struct ring_buffer *exit_rb;
 	struct lavd_stats prev = {};
 	struct cpu_order *co = NULL;
 	struct lavd *skel;
@@ -685,8 +695,17 @@ static int run_once(const struct opts *o, bool *restart)
 	next_profile = start;
 	if (o->stats_secs > 0)
 		print_stats_header();
+	/*
+	 * Sleep until the next thing to do, at most a second, or until ops.exit
+	 * writes its record (exit_rb). Without the ring buffer, look every
+	 * 100 ms as before.
+	 */
+	exit_rb = ring_buffer__new(bpf_map__fd(skel->maps.exit_rb), on_exit_record, NULL, NULL);
+	if (!exit_rb)
+		fprintf(stderr, "scx_lavd: note: no exit ring buffer (%s): polling every 100 ms\n",
+			strerror(errno));
 	while (!exiting && !skel->bss->uei.kind) {
-		double now = now_secs();
+		double now = now_secs(), next = now + 1.0;
 
 		if (o->run_secs && now - start >= o->run_secs)
 			break;
@@ -698,8 +717,18 @@ static int run_once(const struct opts *o, bool *restart)
 			print_stats(skel, &prev);
 			next_stats += o->stats_secs;
 		}
-		usleep(100 * 1000);
+		if (o->power == OPTS_PM_AUTOPOWER && next_profile < next)
+			next = next_profile;
+		if (o->stats_secs > 0 && next_stats < next)
+			next = next_stats;
+		if (o->run_secs && start + o->run_secs < next)
+			next = start + o->run_secs;
+		if (exit_rb)
+			ring_buffer__poll(exit_rb, next > now ? (int)((next - now) * 1000.0) + 1 : 0);
+		else
+			usleep(100 * 1000);
 	}
+	ring_buffer__free(exit_rb);
 
 	prev = skel->bss->stats;
 	bpf_link__destroy(link);
