@@ -107,10 +107,6 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 	if (!(enq_flags & SCX_ENQ_CPU_SELECTED))
 		cpu = pick_idle_cpu(p, tc, cpu, &is_idle);
 
-	/*
-	 * A task that can only run on one CPU would block the LLC queue for
-	 * nobody else can take it: give it to that CPU's local queue.
-	 */
 	/* Waiting for its warm CPU (select_cpu decided): that CPU's local queue. */
 	if (tc->warm_wait && (enq_flags & SCX_ENQ_CPU_SELECTED) && !is_idle) {
 		struct cpu_ctx *cc = get_cpu_ctx(bpf_get_smp_processor_id());
@@ -124,6 +120,11 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 	tc->warm_wait = 0;
 
+	/*
+	 * A task that can only run on one CPU would block the LLC queue, for
+	 * nobody else can take it: that CPU's local queue. So does a task for
+	 * an idle CPU found just now.
+	 */
 	if (is_pinned(p) || is_idle) {
 		note_enq(tc, is_idle ? LAVD_VIA_IDLE : LAVD_VIA_PINNED);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
