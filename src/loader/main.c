@@ -170,6 +170,19 @@ static bool futex_choose(struct futex_probe *fp, int n, bool off)
 }
 
 /*
+ * Detaches what futex_attach attached. The links would outlive the
+ * skeleton: after a restart the old run's probes kept running on every
+ * futex call until the loader exited.
+ */
+static void futex_detach(struct futex_probe *fp, int n)
+{
+	for (int i = 0; i < n; i++) {
+		bpf_link__destroy(fp[i].link);
+		fp[i].link = NULL;
+	}
+}
+
+/*
  * Attaches the loaded programs of one set (fexit probes or tracepoints).
  * Returns how many attached; *essential_failed tells whether a probe the
  * set cannot do without did not, and then the set is detached again.
@@ -201,10 +214,7 @@ static int futex_attach(struct futex_probe *fp, int n, bool fexit, int *loaded,
 			*essential_failed = true;
 	}
 	if (*essential_failed) {
-		for (int i = 0; i < n; i++) {
-			bpf_link__destroy(fp[i].link);
-			fp[i].link = NULL;
-		}
+		futex_detach(fp, n);
 		attached = 0;
 	}
 	return attached;
@@ -671,6 +681,7 @@ static int run_once(const struct opts *o, bool *restart)
 
 		fprintf(stderr, "scx_lavd: cannot attach the scheduler: %s%s\n", strerror(e),
 			e == EBUSY || e == EEXIST ? " (another sched_ext scheduler is loaded)" : "");
+		futex_detach(futex_progs, nr_futex);
 		goto out;
 	}
 	printf("scx_lavd %s: scheduling %d CPUs in %d LLC%s (%d possible, SMT %s), slice %llu-%llu us%s\n",
@@ -733,6 +744,7 @@ static int run_once(const struct opts *o, bool *restart)
 	prev = skel->bss->stats;
 	bpf_link__destroy(link);
 	link = NULL;
+	futex_detach(futex_progs, nr_futex);
 	print_summary(skel, &prev);
 	if (stats_fd >= 0) {
 		print_prog_costs(skel);
