@@ -128,7 +128,6 @@ struct futex_probe {
 	struct bpf_program *prog;
 	const char *func;	/* kernel function of an fexit probe; NULL: a tracepoint */
 	bool essential;		/* without it the probes see no lock: use the tracepoints */
-	bool in_btf;		/* func is in the kernel's BTF */
 	struct bpf_link *link;
 };
 
@@ -145,6 +144,11 @@ static bool futex_forced(const char *how)
 	return force && !strcmp(force, how);
 }
 
+static bool btf_has_func(const struct btf *btf, const char *func)
+{
+	return btf && btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) >= 0;
+}
+
 /*
  * Sets autoload; returns true if the fexit probes were chosen. The
  * tracepoint programs are loaded either way (small, a fraction of a second
@@ -156,15 +160,12 @@ static bool futex_choose(struct futex_probe *fp, int n, bool off)
 	struct btf *btf = off ? NULL : btf__load_vmlinux_btf();
 	bool fexit = btf && !futex_forced("1");
 
-	for (int i = 0; i < n; i++) {
-		fp[i].in_btf = btf && fp[i].func &&
-			       btf__find_by_name_kind(btf, fp[i].func, BTF_KIND_FUNC) >= 0;
-		if (fp[i].func && fp[i].essential && !fp[i].in_btf)
+	for (int i = 0; i < n; i++)
+		if (fp[i].func && fp[i].essential && !btf_has_func(btf, fp[i].func))
 			fexit = false;
-	}
 	for (int i = 0; i < n; i++)
 		bpf_program__set_autoload(fp[i].prog,
-					  !off && (fp[i].func ? fexit && fp[i].in_btf : true));
+					  !off && (fp[i].func ? fexit && btf_has_func(btf, fp[i].func) : true));
 	btf__free(btf);
 	return fexit;
 }
@@ -720,18 +721,20 @@ static int run_once(const struct opts *o, bool *restart)
 
 		if (o->run_secs && now - start >= o->run_secs)
 			break;
-		if (o->power == OPTS_PM_AUTOPOWER && now >= next_profile) {
-			follow_power_profile(skel, &profile);
-			next_profile = now + 1.0;
+		if (o->power == OPTS_PM_AUTOPOWER) {
+			if (now >= next_profile) {
+				follow_power_profile(skel, &profile);
+				next_profile = now + 1.0;
+			}
+			next = next_profile < next ? next_profile : next;
 		}
-		if (o->stats_secs > 0 && now >= next_stats) {
-			print_stats(skel, &prev);
-			next_stats += o->stats_secs;
+		if (o->stats_secs > 0) {
+			if (now >= next_stats) {
+				print_stats(skel, &prev);
+				next_stats += o->stats_secs;
+			}
+			next = next_stats < next ? next_stats : next;
 		}
-		if (o->power == OPTS_PM_AUTOPOWER && next_profile < next)
-			next = next_profile;
-		if (o->stats_secs > 0 && next_stats < next)
-			next = next_stats;
 		if (o->run_secs && start + o->run_secs < next)
 			next = start + o->run_secs;
 		if (exit_rb)

@@ -106,16 +106,13 @@ suite() {
 	# wakes no CPU itself; the kernel's own threads count, under either
 	# scheduler), and sampled every 10 ms as before (the sampler wakes a CPU
 	# in every window itself: 1.00 is that measure's floor).
-	for m in trace sample; do
+	# Each entry is KEY:FLAG (FLAG "-" for none).
+	for kf in light_cpus_awake:- light_cpus_sampled:--sample; do
+		k=${kf%%:*} f=${kf#*:}
+		[ "$f" = - ] && f=
 		light >/dev/null 2>&1 &
 		L=$!
-		if [ $m = trace ]; then
-			u=$(cpusused "$SECS" | sed -n 's/.*cpus_used=\([0-9.]*\).*/\1/p')
-			k=light_cpus_awake
-		else
-			u=$(cpusused --sample "$SECS" | sed -n 's/.*cpus_used=\([0-9.]*\).*/\1/p')
-			k=light_cpus_sampled
-		fi
+		u=$(cpusused $f "$SECS" | sed -n 's/.*cpus_used=\([0-9.]*\).*/\1/p')
 		wait "$L"
 		out "$k" "$u"
 	done

@@ -5,16 +5,8 @@ set -u
 bin=${1:-build/vm-bin/cpusused}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-pass=0; fail=0
-check() { # name want_rc regex trace
-	local out rc
-	out=$("$bin" --parse "$4" 2>&1); rc=$?
-	if [ "$rc" = "$2" ] && grep -qE -- "$3" <<<"$out"; then
-		echo "PASS cpusused/$1"; pass=$((pass + 1))
-	else
-		echo "FAIL cpusused/$1: rc=$rc (want $2), output: $out"; fail=$((fail + 1))
-	fi
-}
+. "$(dirname "$0")/../check.sh"
+check() { check_run cpusused "$1" "$2" "$3" "$bin" --parse "$4"; } # name want_rc regex trace
 sw() { # cpu time prev_comm prev_pid next_comm next_pid
 	printf '%16s-%-7s [%03d] d..2. %12s: sched_switch: prev_comm=%s prev_pid=%s prev_prio=120 prev_state=S ==> next_comm=%s next_pid=%s next_prio=120\n' \
 		"$3" "$4" "$1" "$2" "$3" "$4" "$5" "$6"
@@ -54,10 +46,5 @@ check lost_events 1 'lost events' "$dir/t3"
 grep -v 'cpusused end' "$dir/t1" >"$dir/t4"
 check no_end_mark 1 'no start and end marks' "$dir/t4"
 check missing_file 1 'No such file' "$dir/none"
-out=$("$bin" 0 2>&1); rc=$?
-if [ $rc = 2 ] && grep -q usage <<<"$out"; then
-	echo "PASS cpusused/bad_seconds"; pass=$((pass + 1))
-else
-	echo "FAIL cpusused/bad_seconds: rc=$rc, output: $out"; fail=$((fail + 1))
-fi
+check_run cpusused bad_seconds 2 usage "$bin" 0
 [ "$fail" = 0 ]

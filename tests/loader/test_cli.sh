@@ -3,16 +3,10 @@
 # before touching the kernel. Runs on any host.
 set -u
 bin=${1:-build/scx_lavd}
-pass=0; fail=0
+. "$(dirname "$0")/../check.sh"
 check() { # name expected_rc message_regex args...
 	local name=$1 want=$2 re=$3; shift 3
-	local out rc
-	out=$("$bin" "$@" 2>&1); rc=$?
-	if [ "$rc" = "$want" ] && grep -qE -- "$re" <<<"$out"; then
-		echo "PASS cli/$name"; pass=$((pass + 1))
-	else
-		echo "FAIL cli/$name: rc=$rc (want $want), output: $out"; fail=$((fail + 1))
-	fi
+	check_run cli "$name" "$want" "$re" "$bin" "$@"
 }
 check version 0 'scx_lavd [0-9]+\.[0-9]+' --version
 check help 0 'slice-max-us' --help
