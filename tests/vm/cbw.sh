@@ -97,9 +97,11 @@ reap "$h3" 30; r3=$?
 # cpu.max changed while running (ops.cgroup_set_bandwidth): 50 %, then max.
 # Measured once the other cgroups' hogs are gone. In some CI runs (7.2 once,
 # 7.3 once, of about ten) lim used only 312-324 per mille over the first 5 s
-# at 50 % (once 406), as if the new quota took hold a few seconds late; the
-# cause is not found yet (README). Enforcement is "eventual": such a first
-# window is reported and a second 5 s window must be in the band.
+# at 50 % (once 406), as if the new quota took hold a few seconds late. With
+# a second VM on the host, 2 of 20 such changes read under 350 too: most
+# likely host stalls delaying the timer rounds that return set-aside tasks
+# (README). Enforcement is "eventual": such a first window is reported and a
+# second 5 s window must be in the band.
 echo "50000 100000" >$CG/lim/cpu.max
 sleep 1
 measure 5 lim
