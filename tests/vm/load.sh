@@ -129,17 +129,32 @@ if start_lavd turb; then
 	# update_idle(true) was seen for them), nor our own load alone.
 	sleep 2
 	turbi=$(turb_now turb)
-	stress-ng --cpu "$NCPU" -t 4s >/dev/null 2>&1
-	turb0=$(turb_now turb)
+	# Our own load, read once a second for 4 s. One reading of 4 may show
+	# a CPU turbulent: seen once in the CI runs so far (1 CPU, in the single
+	# reading then taken just after the load), most likely a vCPU the host
+	# did not run, which looks like a CPU losing time under plain TCG. A
+	# real misclassification shows in most readings.
+	stress-ng --cpu "$NCPU" -t 4s >/dev/null 2>&1 &
+	S=$!
+	turb0s=""
+	nturb0=0
+	for k in 1 2 3 4; do
+		sleep 1
+		v=$(turb_now turb)
+		turb0s="$turb0s $v"
+		[ "$v" = 0 ] || nturb0=$((nturb0 + 1))
+	done
+	reap "$S" 10
+	turb0="${turb0s# } (readings with a turbulent CPU: $nturb0 of 4)"
 	rt_hog $((NCPU - 1)) 4
 	sleep 3
 	turb=$(turb_now turb)
 	reap "$RTPID" 10
 	stop_lavd
-	if [ "$turbi" = 0 ] && [ "$turb0" = 0 ] && [ "$turb" -ge 1 ]; then
+	if [ "$turbi" = 0 ] && [ "$nturb0" -le 1 ] && [ "$turb" -ge 1 ]; then
 		pass turbulent_rt_cpu "$turb CPU(s) turbulent under an RT hog, $turbi when idle, $turb0 under our own load; longest wait $(max_wait_us /out/turb.log) us"
 	else
-		fail turbulent_rt_cpu "turbulent CPUs: $turbi idle (want 0), $turb0 under our load (want 0), $turb under an RT hog (want >= 1); $(tail -2 /out/turb.log)"
+		fail turbulent_rt_cpu "turbulent CPUs: $turbi idle (want 0), $turb0 under our load (want 0 in at least 3 of 4), $turb under an RT hog (want >= 1); $(tail -2 /out/turb.log)"
 	fi
 else
 	fail turbulent_rt_cpu "did not attach"
