@@ -51,12 +51,17 @@ static _Atomic int stop;
 static uint64_t *wake_lat, *req_lat;
 static _Atomic uint64_t nr_wake, nr_req;
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 static void fwait(_Atomic uint32_t *a, uint32_t v)
@@ -71,14 +76,6 @@ static void fwake(_Atomic uint32_t *a)
 	syscall(SYS_futex, a, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /*
  * Think for `us` of this thread's CPU time, not of wall time. A wall-clock
  * spin finishes "for free" while its thread is preempted (the clock runs on
@@ -89,10 +86,10 @@ static uint64_t thread_cpu_ns(void)
  */
 static void burn_us(int us)
 {
-	uint64_t end = thread_cpu_ns() + (uint64_t)us * 1000;
+	uint64_t end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + (uint64_t)us * 1000;
 	volatile uint64_t x = 0;
 
-	while (thread_cpu_ns() < end)
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
 		for (int i = 0; i < 200; i++)
 			x += i;
 }
