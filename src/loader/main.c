@@ -160,12 +160,18 @@ static bool futex_choose(struct futex_probe *fp, int n, bool off)
 	struct btf *btf = off ? NULL : btf__load_vmlinux_btf();
 	bool fexit = btf && !futex_forced("1");
 
-	for (int i = 0; i < n; i++)
-		if (fp[i].func && fp[i].essential && !btf_has_func(btf, fp[i].func))
+	/* One BTF lookup per probe: a probe whose function is missing cannot load. */
+	for (int i = 0; i < n; i++) {
+		bool load = !off && (!fp[i].func || btf_has_func(btf, fp[i].func));
+
+		bpf_program__set_autoload(fp[i].prog, load);
+		if (fp[i].func && fp[i].essential && !load)
 			fexit = false;
-	for (int i = 0; i < n; i++)
-		bpf_program__set_autoload(fp[i].prog,
-					  !off && (fp[i].func ? fexit && btf_has_func(btf, fp[i].func) : true));
+	}
+	/* Without an essential probe (or told to) the tracepoints serve alone. */
+	for (int i = 0; i < n && !fexit; i++)
+		if (fp[i].func)
+			bpf_program__set_autoload(fp[i].prog, false);
 	btf__free(btf);
 	return fexit;
 }
