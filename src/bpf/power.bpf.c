@@ -213,6 +213,8 @@ static __always_inline void pw_collect_cpu(struct cpu_ctx *cc, s32 cpu, u64 inte
 	u64 util = pol_share(cc->busy_ns, interval_ns);
 
 	cc->util_cur = util;
+	WRITE_ONCE(cc->perf_cap, scx_bpf_cpuperf_cap(cpu));
+	WRITE_ONCE(cc->perf_cur, scx_bpf_cpuperf_cur(cpu));
 	cc->util_avg = pol_ewma_asym(cc->util_avg, util);
 	cur_use_cap += pol_cc_cpu_use(cc->busy_ns, interval_ns, cpu_cap(cpu));
 	if (cc->nr_sched) {

@@ -129,7 +129,7 @@ static __always_inline void advance_logical_clk(u64 vdeadline)
 
 /* Charge the run time since the last accounting to the task and this CPU. */
 static __always_inline void task_account(struct task_struct *p, struct task_ctx *tc,
-					 struct cpu_ctx *cc, s32 cpu)
+					 struct cpu_ctx *cc)
 {
 	u64 exec = p->se.sum_exec_runtime;
 	u64 ran = pol_sub_sat(exec, tc->exec_at_account);
@@ -138,7 +138,8 @@ static __always_inline void task_account(struct task_struct *p, struct task_ctx 
 	tc->exec_at_account = exec;
 	if (!ran)
 		return;
-	invr = pol_wall_to_invr(ran, scx_bpf_cpuperf_cap(cpu), scx_bpf_cpuperf_cur(cpu));
+	invr = pol_wall_to_invr(ran, cc ? READ_ONCE(cc->perf_cap) : 0,
+				cc ? READ_ONCE(cc->perf_cur) : 0);
 	pol_task_account(&tc->st, ran, invr, p->scx.weight);
 	__sync_fetch_and_add(&logical_clk, pol_clock_service(ran, READ_ONCE(sys.nr_active),
 							     READ_ONCE(sys.avg_lat_cri)));
@@ -325,7 +326,7 @@ void BPF_STRUCT_OPS(lavd_tick, struct task_struct *p)
 		WRITE_ONCE(cc->last_tick_ns, now);
 	}
 	if (tc) {
-		task_account(p, tc, cc, cpu);
+		task_account(p, tc, cc);
 		cbw_tick(p, tc);
 	}
 }
@@ -335,15 +336,17 @@ void BPF_STRUCT_OPS(lavd_stopping, struct task_struct *p, bool runnable)
 	s32 cpu = scx_bpf_task_cpu(p);
 	struct task_ctx *tc = get_task_ctx(p);
 	struct cpu_ctx *cc;
+	u64 now;
 
 	if (!tc)
 		return;
 	cc = get_cpu_ctx(cpu);
 
-	task_account(p, tc, cc, cpu);
+	now = lavd_now();
+	task_account(p, tc, cc);
 	pol_task_on_stopping(&tc->st);
 	pol_warmth_on_stop(&tc->warm, cpu, pol_sub_sat(p->se.sum_exec_runtime, tc->exec_at_running),
-			   lavd_now());
+			   now);
 	if (cc) {
 		u64 since = cc->ours_since_ns;
 
@@ -351,7 +354,7 @@ void BPF_STRUCT_OPS(lavd_stopping, struct task_struct *p, bool runnable)
 		cc->running_wgt = 0;
 		cc->run_flags = 0;
 		if (since) {
-			cc->ours_ns += pol_sub_sat(lavd_now(), since);
+			cc->ours_ns += pol_sub_sat(now, since);
 			cc->ours_since_ns = 0;
 		}
 	}
@@ -366,7 +369,7 @@ void BPF_STRUCT_OPS(lavd_stopping, struct task_struct *p, bool runnable)
 	tc->lock_refilled = 0;
 	/* Still runnable: it waits again from now (preempted or slice over). */
 	if (runnable)
-		tc->wait_since_ns = lavd_now();
+		tc->wait_since_ns = now;
 }
 
 void BPF_STRUCT_OPS(lavd_quiescent, struct task_struct *p, u64 deq_flags)

@@ -154,6 +154,13 @@ struct cpu_ctx {
 	u64 util_cur;		/* busy share of the last interval, 0..1024 */
 	u64 util_avg;		/* pol_ewma_asym of util_cur */
 	u32 cpuperf_cur;	/* last cpufreq target set, 0 = never */
+	/*
+	 * scx_bpf_cpuperf_cap/cur as read at the last timer round (1..1024, 0
+	 * before the first): run-time accounting at every ops.stopping uses
+	 * these instead of two kfunc calls under the run-queue lock.
+	 */
+	u32 perf_cap;
+	u32 perf_cur;
 	u8 active;		/* in the active set */
 	u8 overflow;		/* in the overflow set */
 	u32 ovf_rounds;		/* pol_overflow_keep's count */
