@@ -50,6 +50,7 @@ static struct msg msgs[MAX_MSG];
 static _Atomic int stop;
 static uint64_t *wake_lat, *req_lat;
 static _Atomic uint64_t nr_wake, nr_req;
+static _Atomic uint64_t nr_msg_sleep;	/* message threads' waits for completions */
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -171,6 +172,7 @@ static void *msg_fn(void *arg)
 			if (d)
 				nanosleep(&ts, NULL);
 		} else if (!posted) {
+			atomic_fetch_add(&nr_msg_sleep, 1);
 			fwait(&m->completions, c);
 		}
 	}
@@ -246,11 +248,13 @@ int main(int argc, char **argv)
 	qsort(wake_lat, nw, sizeof(uint64_t), cmp);
 	qsort(req_lat, nr, sizeof(uint64_t), cmp);
 	printf("schbench %s requests=%llu rps=%.1f wake_p50_us=%llu wake_p90_us=%llu wake_p99_us=%llu "
-	       "wake_p999_us=%llu req_p50_us=%llu req_p90_us=%llu req_p99_us=%llu req_p999_us=%llu\n",
+	       "wake_p999_us=%llu req_p50_us=%llu req_p90_us=%llu req_p99_us=%llu req_p999_us=%llu "
+	       "msg_sleeps=%llu\n",
 	       tag, (unsigned long long)nr_req, nr_req * 1e9 / (now_ns() - t0),
 	       (unsigned long long)pct(wake_lat, nw, 500), (unsigned long long)pct(wake_lat, nw, 900),
 	       (unsigned long long)pct(wake_lat, nw, 990), (unsigned long long)pct(wake_lat, nw, 999),
 	       (unsigned long long)pct(req_lat, nr, 500), (unsigned long long)pct(req_lat, nr, 900),
-	       (unsigned long long)pct(req_lat, nr, 990), (unsigned long long)pct(req_lat, nr, 999));
+	       (unsigned long long)pct(req_lat, nr, 990), (unsigned long long)pct(req_lat, nr, 999),
+	       (unsigned long long)nr_msg_sleep);
 	return 0;
 }
