@@ -26,7 +26,7 @@ LOADER_HDRS := $(wildcard src/loader/*.h) src/common/intf.h $(POLICY_HDRS)
 
 .PHONY: all setup run test test-unit test-bpf test-diff test-vm test-loader clean
 all: $(O)/scx_lavd $(O)/vm-bin/wakechain $(O)/vm-bin/lavd-schbench $(O)/vm-bin/threadstorm \
-     $(O)/vm-bin/cpusused
+     $(O)/vm-bin/cpusused $(O)/vm-bin/scx_floor
 
 setup:
 	@tools/setup.sh
@@ -65,6 +65,17 @@ $(O)/vm-bin/cpusused: tools/bench/cpusused.c
 $(O)/vm-bin/threadstorm: tools/bench/threadstorm.c
 	@mkdir -p $(O)/vm-bin
 	$(CC) -O2 -Wall -Wextra -Werror -static -pthread -o $@ $<
+
+# The minimal reference scheduler of tests/bench/floor.sh (measurement only).
+$(O)/floor.bpf.o: tools/bench/floor/floor.bpf.c src/bpf/scx.bpf.h $(O)/vmlinux.h
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(O)/floor.skel.h: $(O)/floor.bpf.o
+	$(BPFTOOL) gen skeleton $< name floor | sed '/map->link = /d' > $@.tmp && mv $@.tmp $@
+
+$(O)/vm-bin/scx_floor: tools/bench/floor/floor.c $(O)/floor.skel.h
+	@mkdir -p $(O)/vm-bin
+	$(CC) $(CFLAGS_COMMON) -static -o $@ $< -lbpf -lelf -lz -lzstd
 
 # Benchmarks against EEVDF in the VM (not a test: never fails on a slow machine).
 .PHONY: bench

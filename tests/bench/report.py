@@ -46,6 +46,33 @@ METRICS = {
 }
 
 
+def ratio(direction, ev, lv):
+    """One scheduler's figure lv against EEVDF's ev, oriented as METRICS says."""
+    if direction == "time":
+        return ev / lv if lv else float("nan")
+    if direction == "higher":
+        return lv / ev if ev else float("nan")
+    return lv / ev if ev else (1.0 if lv == 0 else float("inf"))
+
+
+def floor_table(data):
+    """LAVD_BENCH_FLOOR runs: each scheduler's ratio to EEVDF (medians), the
+    minimal reference scheduler scx_floor next to LAVD."""
+    scheds = ["floor-fifo", "floor-vtime", "lavd"]
+    out = "| metric | EEVDF (median) | " + " | ".join(scheds) + " |\n|---|---|" + "---|" * len(scheds) + "\n"
+    n = 0
+    for key, (direction, _, desc) in METRICS.items():
+        d = data.get(key, {})
+        if not d.get("eevdf") or not any(d.get(x) for x in scheds[:2]):
+            continue
+        me = statistics.median(d["eevdf"].values())
+        cells = ["%.2f" % ratio(direction, me, statistics.median(d[x].values())) if d.get(x) else "-"
+                 for x in scheds]
+        out += "| %s (`%s`) | %g | %s |\n" % (desc, key, me, " | ".join(cells))
+        n += 1
+    return out if n else ""
+
+
 def main():
     args = sys.argv[1:]
     path = args[0]
@@ -75,16 +102,8 @@ def main():
             rows.append((desc, key, "-", "-", "n/a", "", target, "missing"))
             continue
         me, ml = statistics.median(e.values()), statistics.median(l.values())
-
-        def ratio(ev, lv):
-            if direction == "time":
-                return ev / lv if lv else float("nan")
-            if direction == "higher":
-                return lv / ev if ev else float("nan")
-            return lv / ev if ev else (1.0 if lv == 0 else float("inf"))
-
-        r = ratio(me, ml)
-        per = [ratio(e[k], l[k]) for k in sorted(set(e) & set(l))]
+        r = ratio(direction, me, ml)
+        per = [ratio(direction, e[k], l[k]) for k in sorted(set(e) & set(l))]
         spread = "%.2f-%.2f" % (min(per), max(per)) if per else ""
         if target is None:
             verdict = ""
@@ -99,6 +118,10 @@ def main():
                    (d, k, e, l, r, s, ("≤ %g" % t if METRICS[k][0] == "lower" else "≥ %g" % t) if t else "", v)
                    for d, k, e, l, r, s, t, v in rows)
     print(head + body)
+    ft = floor_table(data)
+    if ft:
+        print("Ratios to EEVDF, with the minimal reference scheduler (tools/bench/floor/):\n")
+        print(ft)
     if md:
         keep = None
         try:

@@ -1,13 +1,17 @@
 #!/bin/sh
 # Guest side of `make bench`: the same suite under EEVDF and under LAVD, in
 # the same boot, REPS times, alternating. Prints "BENCH sched rep key value".
-#   sh tests/bench/suite.sh SECS REPS [PARTS]
+#   sh tests/bench/suite.sh SECS REPS [PARTS [FLOOR]]
 # PARTS: "all" (default) or some of frame wakeup server schbench throughput
 # light, comma-separated (LAVD_BENCH_ONLY of tests/bench/run.sh).
+# FLOOR=1 (LAVD_BENCH_FLOOR): also under the minimal reference scheduler
+# scx_floor, first in, first out and by virtual time (tools/bench/floor/):
+# what sched_ext itself costs, apart from LAVD's policy.
 set -u
 SECS=${1:-5}
 REPS=${2:-3}
 PARTS=${3:-all}
+FLOOR=${4:-0}
 part() { [ "$PARTS" = all ] || case ",$PARTS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 . /lavd/tests/vm/lib.sh
 N=$(nproc)
@@ -135,5 +139,19 @@ while [ "$REP" -le "$REPS" ]; do
 		echo "bench: scx_lavd did not attach"
 		exit 1
 	fi
+	for m in fifo vtime; do
+		[ "$FLOOR" = 1 ] || break
+		scx_floor $m &
+		F=$!
+		if ! wait_state enabled 120; then
+			echo "bench: scx_floor $m did not attach"
+			exit 1
+		fi
+		SCHED=floor-$m
+		suite
+		kill "$F"
+		wait "$F" || echo "bench: scx_floor $m ended with $?"
+		wait_state disabled 30
+	done
 	REP=$((REP + 1))
 done

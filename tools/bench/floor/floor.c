@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scx_floor - loads floor.bpf.c, the minimal reference scheduler for
+ * benchmarks (see there), until SIGINT or SIGTERM.
+ *
+ *   scx_floor fifo|vtime
+ *
+ * Exit: 0 after a signal, 1 if it failed to load or the kernel ejected it
+ * (the kernel's reason is printed), 2 on bad usage.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+
+typedef __u32 u32;
+typedef __u64 u64;
+#include "floor.skel.h"
+
+static volatile sig_atomic_t stop_req;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_req = 1;
+}
+
+int main(int argc, char **argv)
+{
+	const struct timespec poll = { 0, 100 * 1000 * 1000 };
+	struct bpf_link *link;
+	struct floor *skel;
+	int vtime, rc = 0;
+
+	if (argc != 2 || (strcmp(argv[1], "fifo") && strcmp(argv[1], "vtime"))) {
+		fprintf(stderr, "usage: scx_floor fifo|vtime\n");
+		return 2;
+	}
+	vtime = !strcmp(argv[1], "vtime");
+	skel = floor__open();
+	if (!skel) {
+		fprintf(stderr, "scx_floor: cannot open the BPF object: %s\n", strerror(errno));
+		return 1;
+	}
+	skel->rodata->floor_vtime = vtime;
+	if (floor__load(skel)) {
+		fprintf(stderr, "scx_floor: the kernel refused the BPF program (no sched_ext?)\n");
+		floor__destroy(skel);
+		return 1;
+	}
+	link = bpf_map__attach_struct_ops(skel->maps.floor_ops);
+	if (!link) {
+		fprintf(stderr, "scx_floor: cannot attach: %s\n", strerror(errno));
+		floor__destroy(skel);
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	while (!stop_req && !skel->bss->exit_kind)
+		nanosleep(&poll, NULL);
+	if (!stop_req) {
+		fprintf(stderr, "scx_floor: ejected by the kernel: %s\n", skel->bss->exit_reason);
+		rc = 1;
+	}
+	bpf_link__destroy(link);
+	floor__destroy(skel);
+	return rc;
+}
