@@ -66,7 +66,8 @@ $(O)/vm-bin/threadstorm: tools/bench/threadstorm.c
 	@mkdir -p $(O)/vm-bin
 	$(CC) -O2 -Wall -Wextra -Werror -static -pthread -o $@ $<
 
-# The minimal reference scheduler of tests/bench/floor.sh (measurement only).
+# scx_floor, the minimal reference scheduler of LAVD_BENCH_FLOOR=1 (tests/bench/suite.sh;
+# measurement only, tools/bench/floor/floor.bpf.c says why).
 $(O)/floor.bpf.o: tools/bench/floor/floor.bpf.c src/bpf/scx.bpf.h $(O)/vmlinux.h
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
