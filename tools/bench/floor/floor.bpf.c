@@ -46,16 +46,16 @@ s32 BPF_STRUCT_OPS(floor_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 
 void BPF_STRUCT_OPS(floor_enqueue, struct task_struct *p, u64 enq_flags)
 {
-	u64 floor_v = READ_ONCE(vtime_now) - FLOOR_SLICE_NS;
-	u64 v = p->scx.dsq_vtime;
+	u64 now_v, v = p->scx.dsq_vtime;
 
 	if (!floor_vtime) {
 		scx_bpf_dsq_insert(p, FLOOR_DSQ, FLOOR_SLICE_NS, enq_flags);
 		return;
 	}
 	/* A sleeper comes back at most one slice behind the running ones. */
-	if (READ_ONCE(vtime_now) > FLOOR_SLICE_NS && (s64)(v - floor_v) < 0)
-		v = floor_v;
+	now_v = READ_ONCE(vtime_now);
+	if (now_v > FLOOR_SLICE_NS && (s64)(v - (now_v - FLOOR_SLICE_NS)) < 0)
+		v = now_v - FLOOR_SLICE_NS;
 	scx_bpf_dsq_insert_vtime(p, FLOOR_DSQ, FLOOR_SLICE_NS, v, enq_flags);
 }
 
