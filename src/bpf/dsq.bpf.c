@@ -12,6 +12,7 @@
 static __always_inline void note_enq(struct task_ctx *tc, u8 via)
 {
 	tc->enq_via = via;
+	tc->enq_depth = 0;
 	tc->nr_enq++;
 	tc->enq_ahead_ns = (s64)(tc->vdeadline - READ_ONCE(logical_clk));
 }
@@ -151,6 +152,8 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 		__sync_fetch_and_add(&nr_queued_affn, 1);
 	}
 	note_enq(tc, LAVD_VIA_LLC);
+	tc->enq_depth = (u32)scx_bpf_dsq_nr_queued(LLC_DSQ(llc));
+	tc->llc_runs_at_enq = READ_ONCE(nr_llc_runs);
 	scx_bpf_dsq_insert_vtime(p, LLC_DSQ(llc), slice, tc->vdeadline, enq_flags);
 	if (!kick_idle_in_llc(p, llc))
 		try_preempt(p, tc, cpu);

@@ -32,6 +32,8 @@ struct task_ctx {
 	u64 exec_at_running;	/* p->se.sum_exec_runtime at ops.running */
 	s64 enq_ahead_ns;	/* vdeadline - logical_clk at the last enqueue */
 	u32 nr_enq;		/* enqueues since it last ran */
+	u32 enq_depth;		/* tasks in the LLC queue at the last enqueue there */
+	u64 llc_runs_at_enq;	/* nr_llc_runs then */
 	u8 enq_via;		/* enum lavd_via of the last enqueue */
 	u8 queued_affn;		/* counted in nr_queued_affn (power.bpf.c) */
 	u32 perf_cri;		/* performance criticality (pol_perf_cri), at the last run */
@@ -111,6 +113,7 @@ struct pol_bal_sum llc_bal_sum;		/* pol_plan_balance's scratch */
 struct pol_sys sys;
 struct lavd_stats stats;
 u64 logical_clk = POL_DL_COMPETE_WINDOW_NS;
+u64 nr_llc_runs;	/* tasks started from an LLC queue, for the longest-wait record */
 u64 nr_tasks;
 u64 last_timer_ns;
 u64 tick_ns_est;	/* the tick period, pol_tick_learn; 0 until two ticks were seen */

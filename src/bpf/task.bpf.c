@@ -233,6 +233,10 @@ static __always_inline void record_max_wait(struct lavd_wait_rec *r, struct task
 	r->behind_ns = (s64)(READ_ONCE(logical_clk) - tc->vdeadline);
 	r->lat_cri = tc->st.lat_cri;
 	r->weight = p->scx.weight;
+	r->depth_enq = tc->enq_depth;
+	r->depth_run = tc->enq_via == LAVD_VIA_LLC ?
+		(u32)scx_bpf_dsq_nr_queued(LLC_DSQ(tc->queued_llc)) : 0;
+	r->ran_ahead = tc->enq_via == LAVD_VIA_LLC ? READ_ONCE(nr_llc_runs) - tc->llc_runs_at_enq : 0;
 }
 
 void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
@@ -258,6 +262,8 @@ void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
 	 */
 	if (tc->wait_since_ns && tc->enq_via == LAVD_VIA_LLC && wait > cc->cur_max_qwait_ns)
 		cc->cur_max_qwait_ns = wait;
+	if (tc->enq_via == LAVD_VIA_LLC)
+		__sync_fetch_and_add(&nr_llc_runs, 1);
 	/* Who waited longest: what a user needs to see before the watchdog does. */
 	if (tc->wait_since_ns && wait > cc->max_wait.wait_ns)
 		record_max_wait(&cc->max_wait, p, tc, wait);

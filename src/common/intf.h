@@ -43,6 +43,9 @@ struct lavd_wait_rec {
 	long long behind_ns;		/* logical clock - deadline, when it ran */
 	unsigned int lat_cri;
 	unsigned int weight;		/* p->scx.weight, nice 0 = 100 */
+	unsigned int depth_enq;		/* tasks in its LLC queue at that enqueue */
+	unsigned int depth_run;		/* ... when it ran */
+	unsigned long long ran_ahead;	/* tasks that ran from an LLC queue meanwhile: far more than depth_enq is passing */
 };
 
 struct lavd_stats {

@@ -522,9 +522,9 @@ static void print_summary(struct lavd *skel, const struct lavd_stats *live)
 	/* What explains the longest wait: where it waited, how its deadline stood. */
 	if (w->pid)
 		printf("scx_lavd: max_wait: via=%s enqueues=%u deadline_ahead_us=%lld "
-		       "behind_at_run_us=%lld lat_cri=%u weight=%u\n",
+		       "behind_at_run_us=%lld lat_cri=%u weight=%u queue_at_enqueue=%u queue_at_run=%u ran_meanwhile=%llu\n",
 		       via_name(w->via), w->nr_enq, w->ahead_ns / 1000, w->behind_ns / 1000,
-		       w->lat_cri, w->weight);
+		       w->lat_cri, w->weight, w->depth_enq, w->depth_run, w->ran_ahead);
 	if (skel->rodata->enable_cpu_bw)
 		printf("scx_lavd: cpu_bw: throttle_events=%llu throttled_cgroups=%llu set_aside=%llu "
 		       "released=%llu cgroups=%llu untracked=%llu max_charge_us=%llu max_overrun_us=%llu\n",
