@@ -113,7 +113,12 @@ struct pol_bal_sum llc_bal_sum;		/* pol_plan_balance's scratch */
 struct pol_sys sys;
 struct lavd_stats stats;
 u64 logical_clk = POL_DL_COMPETE_WINDOW_NS;
-u64 nr_llc_runs;	/* tasks started from an LLC queue, for the longest-wait record */
+/*
+ * Tasks started from an LLC queue, summed from the CPUs' counts every timer
+ * round, for the longest-wait record: a counter shared by every CPU at each
+ * switch would cost a contended atomic for a diagnostic.
+ */
+u64 nr_llc_runs;
 u64 nr_tasks;
 u64 last_timer_ns;
 u64 tick_ns_est;	/* the tick period, pol_tick_learn; 0 until two ticks were seen */

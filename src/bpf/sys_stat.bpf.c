@@ -134,6 +134,7 @@ __noinline int lavd_collect_cpus(void)
 {
 	struct pol_sys_sample *x = &cur_sample;
 	struct lavd_stats *t = &cur_tot;
+	u64 llc_runs = 0;
 	s32 cpu;
 
 	bpf_for(cpu, 0, LAVD_MAX_CPUS) {
@@ -199,7 +200,9 @@ __noinline int lavd_collect_cpus(void)
 		 * kworker/0:1 waiting 500 ms in the VM.
 		 */
 		lavd_revoke_boost(cpu, n > 0 || scx_bpf_dsq_nr_queued(LLC_DSQ(cpu_to_llc(cpu))) > 0);
+		llc_runs += cc->tot_llc_runs;
 	}
+	WRITE_ONCE(nr_llc_runs, llc_runs);
 	return 0;
 }
 

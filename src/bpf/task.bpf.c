@@ -263,7 +263,7 @@ void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
 	if (tc->wait_since_ns && tc->enq_via == LAVD_VIA_LLC && wait > cc->cur_max_qwait_ns)
 		cc->cur_max_qwait_ns = wait;
 	if (tc->enq_via == LAVD_VIA_LLC)
-		__sync_fetch_and_add(&nr_llc_runs, 1);
+		cc->tot_llc_runs++;
 	/* Who waited longest: what a user needs to see before the watchdog does. */
 	if (tc->wait_since_ns && wait > cc->max_wait.wait_ns)
 		record_max_wait(&cc->max_wait, p, tc, wait);

@@ -45,7 +45,8 @@ struct lavd_wait_rec {
 	unsigned int weight;		/* p->scx.weight, nice 0 = 100 */
 	unsigned int depth_enq;		/* tasks in its LLC queue at that enqueue */
 	unsigned int depth_run;		/* ... when it ran */
-	unsigned long long ran_ahead;	/* tasks that ran from an LLC queue meanwhile: far more than depth_enq is passing */
+	unsigned long long ran_ahead;	/* tasks that ran from an LLC queue meanwhile (counted */
+					/* per timer round): far more than depth_enq is passing */
 };
 
 struct lavd_stats {
@@ -170,6 +171,7 @@ struct cpu_ctx {
 	u64 sum_perf_cri;	/* of tasks started this interval */
 	u64 min_perf_cri;	/* ... 0 = none yet */
 	u64 max_perf_cri;
+	u64 tot_llc_runs;	/* tasks started here from an LLC queue (the longest-wait record) */
 	u64 tot_sched_big;
 	u64 tot_sched_perf_cri;
 	u64 tot_cpuperf_set;
