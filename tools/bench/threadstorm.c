@@ -9,14 +9,14 @@
  * Each round spins ITERS loop iterations (20000 by default), naps 200 us
  * and yields.
  *
- * Output: "threadstorm started=.. joined=.. secs=.. gate_ms=.. max_wait_ms=.. (sleep|yield)"
- * and exit 0 only when every started thread was joined within the timeout;
- * exit 1 otherwise, 2 on bad arguments.
+ * Output: "threadstorm started=.. joined=.. secs=.. gate_ms=.. mean_wait_ms=..
+ * max_wait_ms=.. (sleep|yield)" and exit 0 only when every started thread
+ * was joined within the timeout; exit 1 otherwise, 2 on bad arguments.
  *
- * max_wait_ms is the longest a thread was kept from running as user space
- * sees it, under whichever scheduler runs: from the end of a nap's 200 us
- * (plus the 50 us default timer slack) to the instruction after nanosleep,
- * or across sched_yield. It lets the scheduler's own longest-wait record be
+ * max_wait_ms (mean_wait_ms) is the longest (average) a thread was kept
+ * from running as user space sees it, under whichever scheduler runs: from
+ * the end of a nap's 200 us (plus the 50 us default timer slack) to the
+ * instruction after nanosleep, or across sched_yield. It lets the scheduler's own longest-wait record be
  * put next to what EEVDF does with the same storm. gate_ms, how long the
  * last thread took to pass the opened gate, is not a scheduling wait
  * alone: the readers of a rwlock are woken and take it one after another.
