@@ -71,3 +71,31 @@ stat_col() {
 max_wait_us() {
 	sed -n 's/.*max_wait_us=\([0-9]*\).*/\1/p' "$1" | tail -1
 }
+
+# Figures the reliability suite totals on the host (tier-stress.sh).
+figure() { echo "FIGURE $1 $2"; }
+
+# A fault injected while the scheduler runs: the command runs the fault;
+# afterwards the scheduler must still be enabled (or, for faults that end
+# it, the kernel must be back on the fair class: the command checks that).
+fault_done() { # NAME OK(1|0) DETAIL
+	figure faults 1
+	if [ "$2" = 1 ]; then
+		figure faults_survived 1
+		pass "fault_$1" "$3"
+	else
+		fail "fault_$1" "$3"
+	fi
+}
+
+# storm_lost OUTPUT THREADS: threads a threadstorm started and did not join
+# (all of them if it printed no counts: it died or timed out).
+storm_lost() {
+	ts_started=$(echo "$1" | sed -n 's/.*started=\([0-9]*\).*/\1/p')
+	ts_joined=$(echo "$1" | sed -n 's/.*joined=\([0-9]*\).*/\1/p')
+	if [ -n "$ts_started" ] && [ -n "$ts_joined" ]; then
+		echo $((ts_started - ts_joined))
+	else
+		echo "$2"
+	fi
+}

@@ -15,7 +15,6 @@ SECS=${3:-10}
 NCPU=$(nproc)
 MAX_WAIT_US=1000000	# issue 6: the longest runnable wait stays below 1 s
 
-figure() { echo "FIGURE $1 $2"; }
 
 # Longest per-interval MAXWAITus of a stats log from line $2 on.
 interval_max_wait() { # LOG FROM_LINE
@@ -58,32 +57,8 @@ run_class() { # CLASS WAIT_CHECK(1|0) [extra stress-ng args]
 	fi
 }
 
-# A fault injected while the scheduler runs: the command runs the fault;
-# afterwards the scheduler must still be enabled (or, for faults that end
-# it, the kernel must be back on the fair class: the command checks that).
-fault_done() { # NAME OK(1|0) DETAIL
-	figure faults 1
-	if [ "$2" = 1 ]; then
-		figure faults_survived 1
-		pass "fault_$1" "$3"
-	else
-		fail "fault_$1" "$3"
-	fi
-}
-
 echo "== $TAG: stress $MODE, kernel $(uname -r), $NCPU CPUs, ${SECS}s per run"
 [ "$(state)" = disabled ] || { fail precondition "sched_ext state is $(state)"; exit 1; }
-
-# The 10,000-thread storm (below) under the fair class first, in this boot:
-# how long its threads wait on these CPUs without us. In this VM (4 vCPUs on
-# 2 host cores, TCG) about 2,000 of them stay queued while some 2,000 a
-# second start, so about a second of waiting is the storm's own (Little's
-# law), whatever the scheduler; threadstorm measures the waits from user
-# space, so the two schedulers are compared by the same measure.
-STORM="threadstorm --threads 10000 --rounds 3 --timeout-s 300"
-storm_wait() { echo "$1" | sed -n 's/.*\(max_wait_ms=[0-9]*\).*/\1/p'; }
-eevdf_storm=$($STORM 2>&1)
-echo "storm under the fair class: $eevdf_storm"
 
 if ! start_lavd "matrix"; then
 	fail attach "did not attach"
@@ -104,16 +79,22 @@ for c in $classes; do
 	run_class "${c%:*}" "${c#*:}"
 done
 
-# 10,000 threads started at once, all woken together.
-from=$(($(wc -l <"$LOG") + 1))
-out=$($STORM 2>&1); rc=$?
-st=$(state)
-echo "$out"
-started=$(echo "$out" | sed -n 's/.*started=\([0-9]*\).*/\1/p')
-joined=$(echo "$out" | sed -n 's/.*joined=\([0-9]*\).*/\1/p')
-[ -n "$started" ] && [ -n "$joined" ] && figure tasks_lost $((started - joined))
-fault_done threads_10k "$([ $rc = 0 ] && [ "$st" = enabled ] && echo 1 || echo 0)" \
-	"rc=$rc state=$st $out; longest wait $(interval_max_wait "$LOG" "$from") us (scheduler's record); EEVDF in this boot: $(storm_wait "$eevdf_storm")"
+# 10,000 threads started at once, all woken together: here a fault only
+# (every thread must finish, the scheduler stay enabled). Its waits are
+# held to the 1 s limit in a boot of its own under -icount (storm.sh):
+# under plain TCG this VM's 4 vCPUs share 2 host cores, and a vCPU that
+# spins on the shared queue's lock while the host runs the lock's holder
+# elsewhere stretched the storm to 16-27 s and its waits to 1-3 s, under
+# EEVDF too (1.5-9 s).
+if [ "$MODE" = full ]; then
+	from=$(($(wc -l <"$LOG") + 1))
+	out=$(threadstorm --threads 10000 --rounds 3 --timeout-s 300 2>&1); rc=$?
+	st=$(state)
+	echo "$out"
+	figure tasks_lost "$(storm_lost "$out" 10000)"
+	fault_done threads_10k "$([ $rc = 0 ] && [ "$st" = enabled ] && echo 1 || echo 0)" \
+		"rc=$rc state=$st $out; longest wait $(interval_max_wait "$LOG" "$from") us"
+fi
 
 # Affinity and nice churn on CPU hogs: every hog's mask and nice level
 # change every few milliseconds.

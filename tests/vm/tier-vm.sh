@@ -86,6 +86,8 @@ for k in ${LAVD_VM_KERNELS:-7.3 7.2}; do
 	boot "vm-$k-llc2" 600 --kernel "$k" --cpus 4 --sockets 2 -- sh tests/vm/llc2.sh "vm-$k" 20
 	# cgroup cpu.max under --enable-cpu-bw (a boot of its own: it changes the cgroup tree).
 	boot "vm-$k-cbw" 600 --kernel "$k" --cpus 4 -- sh tests/vm/cbw.sh "vm-$k" 10
+	# 10,000 threads at once, under -icount: the longest wait under 1 s (storm.sh says why there).
+	boot "vm-$k-storm" 900 --kernel "$k" --cpus 4 --icount -- sh tests/vm/storm.sh "vm-$k"
 done
 echo "== vm boots"
 for l in "${recap[@]}"; do echo "$l"; done
