@@ -218,9 +218,7 @@ static __always_inline bool cbw_enqueue(struct task_struct *p, struct task_ctx *
 		return false;
 	if (cbw_throttled(p, tc)) {
 		tc->warm_wait = 0;
-		tc->enq_via = LAVD_VIA_CBW;
-		tc->enq_depth = 0;
-		tc->nr_enq++;
+		note_enq(tc, LAVD_VIA_CBW);
 		scx_bpf_dsq_insert_vtime(p, CBW_DSQ(tc->cbw_cgid), READ_ONCE(sys.slice_ns),
 					 tc->vdeadline, enq_flags);
 		__sync_fetch_and_add(&cbw_nr_set_aside, 1);

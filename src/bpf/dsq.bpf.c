@@ -8,15 +8,6 @@
  * with the most queued weight per CPU.
  */
 
-/* Remembered for the longest-wait record (struct lavd_wait_rec). */
-static __always_inline void note_enq(struct task_ctx *tc, u8 via)
-{
-	tc->enq_via = via;
-	tc->enq_depth = 0;
-	tc->nr_enq++;
-	tc->enq_ahead_ns = (s64)(tc->vdeadline - READ_ONCE(logical_clk));
-}
-
 /*
  * A sync wakeup: the waker says it is about to sleep, as a pipe writer that
  * then reads does. The wakee then goes behind it on the waker's CPU, where

@@ -136,6 +136,18 @@ struct {
 	__uint(max_entries, 4096);
 } exit_rb SEC(".maps");
 
+/*
+ * Remembered for the longest-wait record (struct lavd_wait_rec), at every
+ * enqueue: ours (dsq.bpf.c) and a cpu.max set-aside (cgroup_bw.bpf.c).
+ */
+static __always_inline void note_enq(struct task_ctx *tc, u8 via)
+{
+	tc->enq_via = via;
+	tc->enq_depth = 0;
+	tc->nr_enq++;
+	tc->enq_ahead_ns = (s64)(tc->vdeadline - READ_ONCE(logical_clk));
+}
+
 static __always_inline struct pol_cfg lavd_cfg(void)
 {
 	struct pol_cfg c = {

@@ -15,7 +15,6 @@ SECS=${3:-10}
 NCPU=$(nproc)
 MAX_WAIT_US=1000000	# issue 6: the longest runnable wait stays below 1 s
 
-
 # Longest per-interval MAXWAITus of a stats log from line $2 on.
 interval_max_wait() { # LOG FROM_LINE
 	awk -v from="$2" '

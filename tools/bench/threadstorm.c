@@ -46,14 +46,6 @@ static const char *const wait_kinds[] = { "none", "sleep", "yield" };
 /* Held for writing while threads are created: all of them then wake at once. */
 static pthread_rwlock_t gate = PTHREAD_RWLOCK_INITIALIZER;
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static long long now_ns(void)
 {
 	struct timespec ts;
@@ -141,7 +133,7 @@ int main(int argc, char **argv)
 	pthread_attr_t attr;
 	pthread_t *tids;
 	int started = 0, joined = 0;
-	double t0;
+	long long t0;
 
 	for (int i = 1; i < argc; i++) {
 		int *dst = NULL, lo = 1, hi = 0;
@@ -170,7 +162,7 @@ int main(int argc, char **argv)
 	alarm((unsigned)timeout_s);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, STACK_BYTES);
-	t0 = now_s();
+	t0 = now_ns();
 	pthread_rwlock_wrlock(&gate);
 	for (; started < nr_threads; started++) {
 		int err = pthread_create(&tids[started], &attr, worker, NULL);
@@ -187,7 +179,7 @@ int main(int argc, char **argv)
 			joined++;
 	printf("threadstorm started=%d joined=%d finished=%d secs=%.2f gate_ms=%lld mean_wait_ms=%lld "
 	       "max_wait_ms=%lld (%s)\n",
-	       started, joined, atomic_load(&finished), now_s() - t0, atomic_load(&gate_ns) / 1000000,
+	       started, joined, atomic_load(&finished), (now_ns() - t0) / 1e9, atomic_load(&gate_ns) / 1000000,
 	       atomic_load(&nr_waits) ? atomic_load(&sum_wait_ns) / atomic_load(&nr_waits) / 1000000 : 0,
 	       atomic_load(&max_wait_ns) / 1000000, wait_kinds[atomic_load(&max_wait_kind)]);
 	return started == nr_threads && joined == started && atomic_load(&finished) == started ? 0 : 1;
