@@ -3,7 +3,11 @@
  * scx_floor - loads floor.bpf.c, the minimal reference scheduler for
  * benchmarks (see there), until SIGINT or SIGTERM.
  *
- *   scx_floor fifo|vtime
+ *   scx_floor fifo|vtime [-v]
+ *
+ * -v prints what each callback cost at exit (calls, average ns), from the
+ * kernel's BPF run-time statistics, like scx_lavd -v, so the two can be
+ * compared per switch in the same boot.
  *
  * Exit: 0 after a signal, 1 if it failed to load or the kernel ejected it
  * (the kernel's reason is printed), 2 on bad usage.
@@ -14,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/types.h>
 
@@ -22,6 +27,23 @@ typedef __u64 u64;
 #include "floor.skel.h"
 
 static volatile sig_atomic_t stop_req;
+
+static void print_prog_costs(struct floor *skel)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || bpf_prog_get_info_by_fd(fd, &info, &len) || !info.run_cnt)
+			continue;
+		printf("scx_floor: cost: %-20s calls=%llu avg_ns=%llu\n", bpf_program__name(prog),
+		       (unsigned long long)info.run_cnt,
+		       (unsigned long long)(info.run_time_ns / info.run_cnt));
+	}
+}
 
 static void on_signal(int sig)
 {
@@ -34,11 +56,18 @@ int main(int argc, char **argv)
 	const struct timespec poll = { 0, 100 * 1000 * 1000 };
 	struct bpf_link *link;
 	struct floor *skel;
-	int vtime, rc = 0;
+	int vtime, verbose, stats_fd = -1, rc = 0;
 
-	if (argc != 2 || (strcmp(argv[1], "fifo") && strcmp(argv[1], "vtime"))) {
-		fprintf(stderr, "usage: scx_floor fifo|vtime\n");
+	verbose = argc == 3 && !strcmp(argv[2], "-v");
+	if ((argc != 2 && !verbose) || (strcmp(argv[1], "fifo") && strcmp(argv[1], "vtime"))) {
+		fprintf(stderr, "usage: scx_floor fifo|vtime [-v]\n");
 		return 2;
+	}
+	if (verbose) {
+		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (stats_fd < 0)
+			fprintf(stderr, "scx_floor: no BPF run-time statistics: %s\n",
+				strerror(-stats_fd));
 	}
 	vtime = !strcmp(argv[1], "vtime");
 	skel = floor__open();
@@ -67,6 +96,10 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	bpf_link__destroy(link);
+	if (verbose)
+		print_prog_costs(skel);
 	floor__destroy(skel);
+	if (stats_fd >= 0)
+		close(stats_fd);
 	return rc;
 }
