@@ -25,7 +25,7 @@ LOADER_SRCS := src/loader/main.c src/loader/opts.c src/loader/topo.c src/loader/
 LOADER_HDRS := $(wildcard src/loader/*.h) src/common/intf.h $(POLICY_HDRS)
 
 .PHONY: all setup run test test-unit test-bpf test-diff test-vm test-loader clean
-all: $(O)/scx_lavd $(O)/vm-bin/wakechain $(O)/vm-bin/lavd-schbench $(O)/vm-bin/threadstorm \
+all: $(O)/scx_lavd $(O)/vm-bin/wakechain $(O)/vm-bin/lavd-schbench $(O)/vm-bin/lavd-pingpong $(O)/vm-bin/threadstorm \
      $(O)/vm-bin/cpusused $(O)/vm-bin/scx_floor
 
 setup:
@@ -53,6 +53,10 @@ $(O)/scx_lavd: $(LOADER_SRCS) $(LOADER_HDRS) $(O)/lavd.skel.h
 $(O)/vm-bin/wakechain: tools/bench/wakechain.c
 	@mkdir -p $(O)/vm-bin
 	$(CC) -O2 -Wall -Wextra -Werror -static -pthread -o $@ $<
+
+$(O)/vm-bin/lavd-pingpong: tools/bench/pingpong.c
+	@mkdir -p $(O)/vm-bin
+	$(CC) -O2 -Wall -Wextra -Werror -static -o $@ $<
 
 $(O)/vm-bin/lavd-schbench: tools/bench/schbench.c
 	@mkdir -p $(O)/vm-bin

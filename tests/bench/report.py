@@ -33,6 +33,12 @@ METRICS = {
     "schbench_rate_wake_p99_us": ("lower", None, "schbench fixed-rate wake-up p99"),
     "schbench_rate_req_p50_us": ("lower", None, "schbench fixed-rate request p50"),
     "schbench_rate_req_p99_us": ("lower", None, "schbench fixed-rate request p99"),
+    # lavd-pingpong: no target in the issue; upstream was 477 us against 14 at p99
+    "pipe_rtt_p50_us": ("lower", None, "pipe round trip p50, idle"),
+    "pipe_rtt_p99_us": ("lower", None, "pipe round trip p99, idle"),
+    "pipe_rtt_p999_us": ("lower", None, "pipe round trip p99.9, idle"),
+    "pipe_hogs_rtt_p50_us": ("lower", None, "pipe round trip p50, beside hogs"),
+    "pipe_hogs_rtt_p99_us": ("lower", None, "pipe round trip p99, beside hogs"),
     "hackbench_s": ("time", 0.97, "hackbench throughput (time)"),
     "pipe_usecs_op": ("time", 0.97, "perf bench sched pipe throughput (us/op)"),
     "messaging_s": ("time", 0.97, "perf bench sched messaging throughput (time)"),

@@ -2,8 +2,8 @@
 # Guest side of `make bench`: the same suite under EEVDF and under LAVD, in
 # the same boot, REPS times, alternating. Prints "BENCH sched rep key value".
 #   sh tests/bench/suite.sh SECS REPS [PARTS [FLOOR]]
-# PARTS: "all" (default) or some of frame wakeup server schbench throughput
-# light, comma-separated (LAVD_BENCH_ONLY of tests/bench/run.sh).
+# PARTS: "all" (default) or some of frame wakeup server schbench pingpong
+# throughput light, comma-separated (LAVD_BENCH_ONLY of tests/bench/run.sh).
 # FLOOR=1 (LAVD_BENCH_FLOOR): also under the minimal reference scheduler
 # scx_floor, first in, first out and by virtual time (tools/bench/floor/):
 # what sched_ext itself costs, apart from LAVD's policy.
@@ -85,6 +85,24 @@ suite() {
 		r=$(lavd-schbench -m 2 -t $((2 * N)) --think-us 300 --rps 2000 --secs "$SECS" --name rate)
 		for k in wake_p99 req_p50 req_p99; do
 			out "schbench_rate_${k}_us" "$(echo "$r" | sed -n "s/.* ${k}_us=\([0-9]*\).*/\1/p")"
+		done
+	fi
+
+	# pipe round trips, one by one: perf bench sched pipe below gives only
+	# their mean, and the tail is where upstream LAVD was found far behind
+	# EEVDF (p99 477 us against 14). Alone, then beside one hog per CPU.
+	if part pingpong; then
+		r=$(lavd-pingpong --secs "$SECS" --name pipe)
+		for k in p50 p99 p999; do
+			out "pipe_rtt_${k}_us" "$(echo "$r" | sed -n "s/.* rtt_${k}_us=\([0-9.]*\).*/\1/p")"
+		done
+		stress-ng --cpu "$N" -t "$((SECS + 2))s" >/dev/null 2>&1 &
+		HOG=$!
+		sleep 1
+		r=$(lavd-pingpong --secs "$SECS" --name pipehogs)
+		wait "$HOG"
+		for k in p50 p99; do
+			out "pipe_hogs_rtt_${k}_us" "$(echo "$r" | sed -n "s/.* rtt_${k}_us=\([0-9.]*\).*/\1/p")"
 		done
 	fi
 
