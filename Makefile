@@ -78,7 +78,7 @@ $(O)/floor.bpf.o: tools/bench/floor/floor.bpf.c src/bpf/scx.bpf.h $(O)/vmlinux.h
 $(O)/floor.skel.h: $(O)/floor.bpf.o
 	$(BPFTOOL) gen skeleton $< name floor | sed '/map->link = /d' > $@.tmp && mv $@.tmp $@
 
-$(O)/vm-bin/scx_floor: tools/bench/floor/floor.c $(O)/floor.skel.h
+$(O)/vm-bin/scx_floor: tools/bench/floor/floor.c src/loader/prog_cost.h $(O)/floor.skel.h
 	@mkdir -p $(O)/vm-bin
 	$(CC) $(CFLAGS_COMMON) -static -o $@ $< -lbpf -lelf -lz -lzstd
 

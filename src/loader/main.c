@@ -24,6 +24,7 @@
 #include "cpu_order.h"
 #include "opts.h"
 #include "power.h"
+#include "prog_cost.h"
 #include "topo.h"
 
 #define SCX_SYSFS		"/sys/kernel/sched_ext"
@@ -534,29 +535,6 @@ static void print_summary(struct lavd *skel, const struct lavd_stats *live)
 	fflush(stdout);
 }
 
-/*
- * -v: what each callback costs, from the kernel's BPF run-time statistics
- * (switched on for our run by bpf_enable_stats; the kernel counts calls and
- * ns inside each program). Under QEMU -icount time is instructions, so this
- * is the scheduler's own share of a benchmark like perf bench sched pipe.
- */
-static void print_prog_costs(struct lavd *skel)
-{
-	struct bpf_program *prog;
-
-	bpf_object__for_each_program(prog, skel->obj) {
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		if (fd < 0 || bpf_prog_get_info_by_fd(fd, &info, &len) || !info.run_cnt)
-			continue;
-		printf("scx_lavd: cost: %-24s calls=%llu avg_ns=%llu\n", bpf_program__name(prog),
-		       (unsigned long long)info.run_cnt,
-		       (unsigned long long)(info.run_time_ns / info.run_cnt));
-	}
-}
-
 /* ops.exit's record: uei says the rest; the poll's return ends the wait. */
 static int on_exit_record(void *ctx, void *data, size_t size)
 {
@@ -756,7 +734,7 @@ static int run_once(const struct opts *o, bool *restart)
 	futex_detach(futex_progs, nr_futex);
 	print_summary(skel, &prev);
 	if (stats_fd >= 0) {
-		print_prog_costs(skel);
+		print_prog_costs(skel->obj, "scx_lavd");
 		close(stats_fd);
 	}
 	if (skel->bss->uei.kind) {

@@ -25,25 +25,9 @@
 typedef __u32 u32;
 typedef __u64 u64;
 #include "floor.skel.h"
+#include "loader/prog_cost.h"
 
 static volatile sig_atomic_t stop_req;
-
-static void print_prog_costs(struct floor *skel)
-{
-	struct bpf_program *prog;
-
-	bpf_object__for_each_program(prog, skel->obj) {
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		if (fd < 0 || bpf_prog_get_info_by_fd(fd, &info, &len) || !info.run_cnt)
-			continue;
-		printf("scx_floor: cost: %-20s calls=%llu avg_ns=%llu\n", bpf_program__name(prog),
-		       (unsigned long long)info.run_cnt,
-		       (unsigned long long)(info.run_time_ns / info.run_cnt));
-	}
-}
 
 static void on_signal(int sig)
 {
@@ -97,7 +81,7 @@ int main(int argc, char **argv)
 	}
 	bpf_link__destroy(link);
 	if (verbose)
-		print_prog_costs(skel);
+		print_prog_costs(skel->obj, "scx_floor");
 	floor__destroy(skel);
 	if (stats_fd >= 0)
 		close(stats_fd);
