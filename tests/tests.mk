@@ -2,7 +2,8 @@
 # prints every PASS/FAIL line and ends with "N passed, N failed".
 #
 #   test-unit   T0  policy core on the host under ASan/UBSan; loader units; the
-#                   light-load benchmark's trace analysis (tests/bench/test_cpusused.sh)
+#                   light-load benchmark's trace analysis (tests/bench/test_cpusused.sh);
+#                   make bench's report arithmetic and lavd-pingpong (tests/bench/test_report.sh)
 #   test-fuzz   T0  policy core under libFuzzer+ASan/UBSan: seeds replay, recorded
 #                   crashes, LAVD_FUZZ_SECS (60) of fuzzing, and a build with an
 #                   injected bug that must be caught within 30 s (tests/fuzz/)
@@ -76,10 +77,11 @@ test-build: all $(O)/test_policy $(O)/test_cbw $(O)/test_topo $(O)/test_cpu_orde
 	    $(O)/lavd-sim $(O)/lavd-sim-debug
 
 test-unit: $(O)/test_policy $(O)/test_cbw $(O)/test_topo $(O)/test_cpu_order $(O)/test_opts \
-	   $(O)/test_power $(O)/scx_lavd $(O)/vm-bin/cpusused
+	   $(O)/test_power $(O)/scx_lavd $(O)/vm-bin/cpusused $(O)/vm-bin/lavd-pingpong
 	@$(O)/test_policy && $(O)/test_cbw && $(O)/test_topo && $(O)/test_cpu_order && \
 	 $(O)/test_opts && $(O)/test_power && tests/loader/test_cli.sh $(O)/scx_lavd && \
-	 tests/bench/test_cpusused.sh $(O)/vm-bin/cpusused
+	 tests/bench/test_cpusused.sh $(O)/vm-bin/cpusused && \
+	 tests/bench/test_report.sh $(O)/vm-bin/lavd-pingpong
 
 test-diff: $(O)/diff.bpf.o $(O)/diff_bug.bpf.o $(O)/diff_host
 	@$(O)/diff_host $(O)/diff.bpf.o --cases $(DIFF_CASES) && \

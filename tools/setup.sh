@@ -19,7 +19,7 @@ need_root() {
 	fi
 }
 
-PKGS_HOST="make gcc pkg-config libelf-dev zlib1g-dev libzstd-dev zstd libjansson-dev gnuplot-nox"
+PKGS_HOST="make gcc pkg-config libelf-dev zlib1g-dev libzstd-dev zstd libjansson-dev gnuplot-nox python3"
 PKGS_BPO="clang-19 llvm-19 libclang-rt-19-dev libbpf-dev bpftool"
 PKGS_VM="busybox-static cpio stress-ng rt-tests linux-perf rt-app"
 

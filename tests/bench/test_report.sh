@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The benchmark's arithmetic and tools on the host: report.py's ratios,
+# spreads and verdicts on hand-made results whose answers are worked out
+# below, and lavd-pingpong's output and bad usage. make bench itself runs
+# only in the VM and is not a test (its figures depend on the machine).
+set -u
+pp=${1:-build/vm-bin/lavd-pingpong}
+here=$(dirname "$0")
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+. "$here/../check.sh"
+rep() { check_run report "$1" 0 "$2" python3 "$here/report.py" "$dir/res"; }
+
+# hackbench is a time: the ratio is EEVDF's median over LAVD's,
+# 4.2 / 3.5 = 1.20; per repetition 4.0/3.5 = 1.14, 4.4/3.6 = 1.22,
+# 4.2/3.4 = 1.24 (spread 1.14-1.24); >= 0.97: met.
+# schbench requests/s is work per second: LAVD's over EEVDF's,
+# 8400 / 9000 = 0.93 < 0.97: not met.
+# frame p99 is a latency: LAVD's median over EEVDF's, 7000 / 18750 = 0.37
+# (EEVDF's median of 20000 and 17500; LAVD's third line has no value and is
+# skipped); per repetition 7000/20000 = 0.35 and 7000/17500 = 0.40; <= 0.5:
+# met. Lines that are not five fields or whose value is not a number are
+# skipped, so pipe_rtt_p99_us has no figure: missing.
+cat >"$dir/res" <<'RES'
+BENCH eevdf 1 hackbench_s 4.0
+BENCH eevdf 2 hackbench_s 4.4
+BENCH eevdf 3 hackbench_s 4.2
+BENCH lavd 1 hackbench_s 3.5
+BENCH lavd 2 hackbench_s 3.6
+BENCH lavd 3 hackbench_s 3.4
+BENCH eevdf 1 schbench_sat_rps 9000
+BENCH lavd 1 schbench_sat_rps 8400
+BENCH eevdf 1 frame_p99_us 20000
+BENCH eevdf 2 frame_p99_us 17500
+BENCH lavd 1 frame_p99_us 7000
+BENCH lavd 2 frame_p99_us 7000
+BENCH lavd 3 frame_p99_us 
+BENCH eevdf 1 pipe_rtt_p99_us n/a
+noise that is not a result
+RES
+rep time_ratio '\(`hackbench_s`\) \| 4\.2 \| 3\.5 \| 1\.20 \| 1\.14-1\.24 \| ≥ 0\.97 \| met \|'
+rep work_ratio '\(`schbench_sat_rps`\) \| 9000 \| 8400 \| 0\.93 \| 0\.93-0\.93 \| ≥ 0\.97 \| not met \|'
+rep latency_ratio '\(`frame_p99_us`\) \| 18750 \| 7000 \| 0\.37 \| 0\.35-0\.40 \| ≤ 0\.5 \| met \|'
+rep missing_metric '\(`pipe_rtt_p99_us`\) \| - \| - \| n/a \|  \|  \| missing \|'
+
+check_run pingpong runs 0 '^pingpong t trips=[1-9][0-9]* rtt_avg_us=[0-9.]+ rtt_p50_us=[0-9.]+ rtt_p99_us=[0-9.]+ rtt_p999_us=[0-9.]+ rtt_max_us=[0-9.]+$' \
+	"$pp" --secs 1 --name t
+check_run pingpong secs_zero 2 'must be 1-3600' "$pp" --secs 0
+check_run pingpong secs_junk 2 'must be 1-3600' "$pp" --secs 1x
+check_run pingpong no_value 2 'needs a value' "$pp" --secs
+check_run pingpong unknown_flag 2 usage "$pp" --bogus 1
+[ "$fail" = 0 ]
