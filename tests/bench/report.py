@@ -114,7 +114,9 @@ def main():
         if target is None:
             verdict = ""
         elif direction == "lower":
-            verdict = "met" if r <= target else "not met"
+            # LAVD at 0 (no misses, say) cannot do better, whatever EEVDF did:
+            # 0 against 0 is a ratio of 1.00 but meets any target
+            verdict = "met" if r <= target or ml == 0 else "not met"
         else:
             verdict = "met" if r >= target else "not met"
         rows.append((desc, key, "%g" % me, "%g" % ml, "%.2f" % r, spread, target, verdict))
