@@ -16,6 +16,15 @@ part() { [ "$PARTS" = all ] || case ",$PARTS," in *",$1,"*) return 0 ;; *) retur
 . /lavd/tests/vm/lib.sh
 N=$(nproc)
 out() { echo "BENCH $SCHED $REP $1 $2"; }
+# out_us PREFIX LINE NAME...: each "NAME_us=V" of a tool's result LINE as
+# metric PREFIX_NAME_us (lavd-schbench and lavd-pingpong print this way).
+out_us() {
+	local pre=$1 line=$2 name
+	shift 2
+	for name in "$@"; do
+		out "${pre}_${name}_us" "$(echo "$line" | sed -n "s/.* ${name}_us=\([0-9.]*\).*/\1/p")"
+	done
+}
 
 # Busy CPUs averaged over a command's run: the run time of every task on
 # every CPU (/proc/schedstat, field 7 of the cpuN lines, ns; schedstats are
@@ -78,14 +87,10 @@ suite() {
 	# schbench-style, saturation and fixed rate, no background load
 	if part schbench; then
 		r=$(lavd-schbench -m 2 -t $((2 * N)) --think-us 300 --secs "$SECS" --name sat)
-		for k in wake_p50 wake_p99 wake_p999 req_p50 req_p99 req_p999; do
-			out "schbench_sat_${k}_us" "$(echo "$r" | sed -n "s/.* ${k}_us=\([0-9]*\).*/\1/p")"
-		done
+		out_us schbench_sat "$r" wake_p50 wake_p99 wake_p999 req_p50 req_p99 req_p999
 		out schbench_sat_rps "$(echo "$r" | sed -n 's/.* rps=\([0-9.]*\).*/\1/p')"
 		r=$(lavd-schbench -m 2 -t $((2 * N)) --think-us 300 --rps 2000 --secs "$SECS" --name rate)
-		for k in wake_p99 req_p50 req_p99; do
-			out "schbench_rate_${k}_us" "$(echo "$r" | sed -n "s/.* ${k}_us=\([0-9]*\).*/\1/p")"
-		done
+		out_us schbench_rate "$r" wake_p99 req_p50 req_p99
 	fi
 
 	# pipe round trips, one by one: perf bench sched pipe below gives only
@@ -93,17 +98,13 @@ suite() {
 	# EEVDF (p99 477 us against 14). Alone, then beside one hog per CPU.
 	if part pingpong; then
 		r=$(lavd-pingpong --secs "$SECS" --name pipe)
-		for k in p50 p99 p999; do
-			out "pipe_rtt_${k}_us" "$(echo "$r" | sed -n "s/.* rtt_${k}_us=\([0-9.]*\).*/\1/p")"
-		done
+		out_us pipe "$r" rtt_p50 rtt_p99 rtt_p999
 		stress-ng --cpu "$N" -t "$((SECS + 2))s" >/dev/null 2>&1 &
 		HOG=$!
 		sleep 1
 		r=$(lavd-pingpong --secs "$SECS" --name pipehogs)
 		wait "$HOG"
-		for k in p50 p99; do
-			out "pipe_hogs_rtt_${k}_us" "$(echo "$r" | sed -n "s/.* rtt_${k}_us=\([0-9.]*\).*/\1/p")"
-		done
+		out_us pipe_hogs "$r" rtt_p50 rtt_p99
 	fi
 
 	# throughput
