@@ -553,6 +553,31 @@ static double now_secs(void)
 }
 
 /*
+ * --virt-llc: cut the LLCs into virtual ones (topo_split_llcs), by core
+ * type, which the first CPU order gave; then build the orders again, which
+ * group CPUs by LLC. On an error t and co are freed.
+ */
+static int split_llcs(struct topo *t, struct cpu_order *co, const struct opts *o)
+{
+	bool little[LAVD_MAX_CPUS];
+	int nr_real = t->nr_llcs;
+	char err[256];
+
+	for (int cpu = 0; cpu < LAVD_MAX_CPUS; cpu++)
+		little[cpu] = !co->big[cpu];
+	if (topo_split_llcs(t, little, o->virt_llc_min, o->virt_llc_max, err, sizeof(err)) ||
+	    cpu_order_build(co, t, CPU_SYSFS, EM_DEBUGFS, !o->no_use_em, err, sizeof(err))) {
+		fprintf(stderr, "scx_lavd: --virt-llc: %s\n", err);
+		free(co);
+		free(t);
+		return -1;
+	}
+	printf("scx_lavd: --virt-llc=%d-%d: %d LLC%s split into %d virtual LLC%s\n",
+	       o->virt_llc_min, o->virt_llc_max, nr_real, nr_real > 1 ? "s" : "", t->nr_llcs,
+	       t->nr_llcs > 1 ? "s" : "");
+	return 0;
+}
+/*
  * One load-attach-run cycle. Returns 0 on a clean exit, 1 on a scheduler
  * error, 2 on a set-up failure; *restart is set when the kernel asks for one.
  */
@@ -591,6 +616,8 @@ static int run_once(const struct opts *o, bool *restart)
 		free(t);
 		return 2;
 	}
+	if (o->virt_llc_min && split_llcs(t, co, o))
+		return 2;
 	if (co->warning[0])
 		fprintf(stderr, "scx_lavd: note: %s\n", co->warning);
 	if (o->verbose)

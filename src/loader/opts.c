@@ -20,9 +20,9 @@ enum {
 	OPT_NO_SLICE_BOOST, OPT_NO_PREEMPTION, OPT_NO_WAKE_SYNC, OPT_NO_FUTEX_BOOST,
 	OPT_RUN_SECS, OPT_MONITOR, OPT_PREEMPT_KICK, OPT_WARM_CPU, OPT_ENABLE_CPU_BW, OPT_PINNED_SLICE,
 	OPT_AUTOPILOT, OPT_AUTOPOWER, OPT_PERFORMANCE, OPT_BALANCED, OPT_POWERSAVE,
-	OPT_NO_CORE_COMPACTION, OPT_NO_USE_EM, OPT_NO_FREQ_SCALING, OPT_CPU_PREF_ORDER,
+	OPT_NO_CORE_COMPACTION, OPT_NO_USE_EM, OPT_NO_FREQ_SCALING, OPT_CPU_PREF_ORDER, OPT_VIRT_LLC,
 	/* accepted for compatibility, not implemented yet */
-	OPT_IGN_FLAG, OPT_IGN_VAL, OPT_IGN_PCT, OPT_IGN_OPTVAL,
+	OPT_IGN_FLAG, OPT_IGN_VAL, OPT_IGN_PCT,
 };
 
 static const struct option long_opts[] = {
@@ -50,6 +50,7 @@ static const struct option long_opts[] = {
 	{ "no-use-em",		no_argument,	   0, OPT_NO_USE_EM },
 	{ "no-freq-scaling",	no_argument,	   0, OPT_NO_FREQ_SCALING },
 	{ "cpu-pref-order",	required_argument, 0, OPT_CPU_PREF_ORDER },
+	{ "virt-llc",		optional_argument, 0, OPT_VIRT_LLC },
 	/* upstream options for mechanisms not built yet */
 	{ "no-fast-lb",		no_argument,	   0, OPT_IGN_FLAG },
 	{ "per-cpu-dsq",	no_argument,	   0, OPT_IGN_FLAG },
@@ -61,7 +62,6 @@ static const struct option long_opts[] = {
 	{ "lb-low-util-pct",	required_argument, 0, OPT_IGN_PCT },
 	{ "lb-local-dsq-util-pct", required_argument, 0, OPT_IGN_PCT },
 	{ "log-level",		required_argument, 0, OPT_IGN_VAL },
-	{ "virt-llc",		optional_argument, 0, OPT_IGN_OPTVAL },
 	{ 0, 0, 0, 0 }
 };
 
@@ -92,6 +92,8 @@ static void usage(FILE *f, const char *prog)
 "                         next (needs a 6.17+ kernel with CONFIG_EXT_GROUP_SCHED)\n"
 "  --preempt-kick         preempt with an IPI (SCX_KICK_PREEMPT) instead of\n"
 "                         shortening the victim's slice (for comparison)\n"
+"  --virt-llc[=MIN-MAX]   split each LLC into virtual LLCs of MIN to MAX cores\n"
+"                         (default 2-8), each with its own queue\n"
 "  --run-secs N           unload after N seconds (for tests and demos)\n"
 "\n"
 "Power (at most one of the first five; default --autopilot):\n"
@@ -113,8 +115,38 @@ static void usage(FILE *f, const char *prog)
 "Accepted for compatibility with upstream scx_lavd but not implemented yet\n"
 "(a note is printed): --no-fast-lb --per-cpu-dsq\n"
 "--lat-load-target-pct --mig-delta-pct --lb-low-util-pct\n"
-"--lb-local-dsq-util-pct --log-level --virt-llc\n",
+"--lb-local-dsq-util-pct --log-level\n",
 		prog);
+}
+
+/*
+ * --virt-llc[=MIN-MAX]: cores per virtual LLC, 2-8 when bare (upstream's
+ * default). Like upstream, a value needs the '=' form.
+ */
+static int parse_virt_llc(const char *s, struct opts *o)
+{
+	unsigned long a, b;
+	char *end;
+
+	o->virt_llc_min = 2;
+	o->virt_llc_max = 8;
+	if (!s)
+		return 0;
+	if (*s < '0' || *s > '9')
+		goto bad;
+	a = strtoul(s, &end, 10);
+	if (*end != '-' || end[1] < '0' || end[1] > '9')
+		goto bad;
+	b = strtoul(end + 1, &end, 10);
+	if (*end || a < 1 || a > b || b > LAVD_MAX_CPUS)
+		goto bad;
+	o->virt_llc_min = a;
+	o->virt_llc_max = b;
+	return 0;
+bad:
+	fprintf(stderr, "scx_lavd: --virt-llc: '%s' is not MIN-MAX cores per virtual LLC "
+		"(1 <= MIN <= MAX <= %d, e.g. --virt-llc=2-8)\n", s, LAVD_MAX_CPUS);
+	return -1;
 }
 
 /* Strict unsigned parse: digits only, within [lo, hi]. */
@@ -246,6 +278,10 @@ int opts_parse(struct opts *o, int argc, char **argv)
 			o->no_use_em = true;
 			break;
 		}
+		case OPT_VIRT_LLC:
+			if (parse_virt_llc(optarg, o))
+				return -1;
+			break;
 		case 'v': o->verbose = true; break;
 		case 'V':
 			printf("scx_lavd %s (C)\n", LAVD_VERSION);
@@ -254,7 +290,6 @@ int opts_parse(struct opts *o, int argc, char **argv)
 			usage(stdout, prog);
 			return 1;
 		case OPT_IGN_FLAG:
-		case OPT_IGN_OPTVAL:
 			fprintf(stderr, "scx_lavd: note: --%s is not implemented yet; ignored\n", name);
 			break;
 		case OPT_IGN_PCT:

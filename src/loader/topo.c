@@ -259,3 +259,68 @@ int topo_read(struct topo *t, const char *root, char *err, int errlen)
 		t->nr_nodes = 1;
 	return 0;
 }
+
+int topo_vllc_size(int n, int min_cores, int max_cores)
+{
+	int best = min_cores;
+
+	if (n <= min_cores)
+		return n;
+	for (int size = min_cores; size <= max_cores && size <= n; size++) {
+		if (n % size < n % best)
+			best = size;
+		if (!(n % size))
+			break;
+	}
+	return best;
+}
+
+int topo_split_llcs(struct topo *t, const bool *little, int min_cores, int max_cores,
+		    char *err, int errlen)
+{
+	/* new LLC of each core, by the core's first CPU */
+	int core_vllc[LAVD_MAX_CPUS];
+	int nr_new = 0;
+
+	if (min_cores < 1 || min_cores > max_cores) {
+		snprintf(err, errlen, "virtual LLC sizes %d-%d are not 1 <= MIN <= MAX", min_cores,
+			 max_cores);
+		return -1;
+	}
+	for (int llc = 0; llc < t->nr_llcs; llc++) {
+		for (int type = 0; type < 2; type++) {
+			int n = 0, size, parts, i = 0;
+
+			/* cores of this LLC and type, in CPU order (a core = its first CPU) */
+			for (int cpu = 0; cpu < t->nr_cpu_ids; cpu++)
+				if (t->online[cpu] && t->llc[cpu] == llc && t->core_id[cpu] == cpu &&
+				    (little && little[cpu]) == type)
+					n++;
+			if (!n)
+				continue;
+			size = topo_vllc_size(n, min_cores, max_cores);
+			parts = n / size;
+			if (nr_new + parts > LAVD_MAX_LLCS) {
+				snprintf(err, errlen, "--virt-llc=%d-%d makes more than %d LLCs",
+					 min_cores, max_cores, LAVD_MAX_LLCS);
+				return -1;
+			}
+			for (int cpu = 0; cpu < t->nr_cpu_ids; cpu++) {
+				if (!t->online[cpu] || t->llc[cpu] != llc || t->core_id[cpu] != cpu ||
+				    (little && little[cpu]) != type)
+					continue;
+				core_vllc[cpu] = nr_new + (i / size < parts ? i / size : parts - 1);
+				i++;
+			}
+			nr_new += parts;
+		}
+	}
+	for (int cpu = 0; cpu < t->nr_cpu_ids; cpu++) {
+		int core = t->core_id[cpu];
+
+		if (t->online[cpu] && core >= 0 && core < LAVD_MAX_CPUS)
+			t->llc[cpu] = core_vllc[core];
+	}
+	t->nr_llcs = nr_new;
+	return 0;
+}

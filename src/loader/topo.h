@@ -24,6 +24,22 @@ struct topo {
  */
 int topo_read(struct topo *t, const char *root, char *err, int errlen);
 
+/*
+ * --virt-llc: split every LLC into virtual LLCs of min_cores..max_cores
+ * cores each, as upstream scx_lavd does (scx_utils' topology): the cores of
+ * one type (little[] marks the CPUs of the slower type; NULL: all one type)
+ * in one LLC are cut into n / size parts, size being the one in
+ * [min_cores, max_cores] that leaves the smallest remainder (the smallest
+ * such size on a tie; all n cores when n <= min_cores). The last part takes
+ * the remainder. SMT siblings stay together. Rewrites t->llc and
+ * t->nr_llcs; returns 0, or -1 with a message in err (too many LLCs).
+ */
+int topo_split_llcs(struct topo *t, const bool *little, int min_cores, int max_cores,
+		    char *err, int errlen);
+
+/* The part size topo_split_llcs uses for n cores (n >= 1, 1 <= min <= max). */
+int topo_vllc_size(int n, int min_cores, int max_cores);
+
 /* First line of a sysfs file, trailing newline and spaces removed; length or -1. */
 int topo_read_line(const char *path, char *buf, int len);
 

@@ -56,6 +56,10 @@ check power_nocc_powersave 2 'conflicts with --powersave' --powersave --no-core-
 check power_nocc_balanced 2 'conflicts with --balanced' --no-core-compaction --balanced
 check cpu_pref_order_bad 2 'not a CPU list' --cpu-pref-order 'a-b'
 check cpu_pref_order_empty 2 'not a CPU list' --cpu-pref-order ''
+for v in 0-2 3-2 2 2- -2 2-8x 1-1025 2-99999999999999999999 ''; do
+	check "virt_llc_bad_${v:-empty}" 2 'is not MIN-MAX cores per virtual LLC' --virt-llc="$v"
+done
+check virt_llc_separate_value 2 'unexpected argument' --virt-llc 2-8
 if [ ! -d /sys/kernel/sched_ext ]; then
 	if [ "$(id -u)" = 0 ]; then
 		check no_sched_ext 2 'no sched_ext' --run-secs 1

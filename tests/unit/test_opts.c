@@ -124,6 +124,33 @@ TEST(enable_cpu_bw)
 	CHECK_EQ(parse(&o, "--enable-cpu-bw=1", NULL, NULL), -1);
 }
 
+TEST(virt_llc)
+{
+	struct opts o;
+
+	CHECK_EQ(parse(&o, NULL, NULL, NULL), 0);
+	CHECK_EQ(o.virt_llc_min, 0);	/* off */
+	CHECK_EQ(parse(&o, "--virt-llc", NULL, NULL), 0);
+	CHECK_EQ(o.virt_llc_min, 2);	/* upstream's default range */
+	CHECK_EQ(o.virt_llc_max, 8);
+	CHECK_EQ(parse(&o, "--virt-llc=4-4", NULL, NULL), 0);
+	CHECK_EQ(o.virt_llc_min, 4);
+	CHECK_EQ(o.virt_llc_max, 4);
+	CHECK_EQ(parse(&o, "--virt-llc=1-1024", NULL, NULL), 0);
+	CHECK_EQ(o.virt_llc_max, 1024);
+	/* a bare --virt-llc takes no separate value: "3-6" is then a stray argument */
+	CHECK_EQ(parse(&o, "--virt-llc", "3-6", NULL), -1);
+	CHECK_EQ(parse(&o, "--virt-llc=0-2", NULL, NULL), -1);
+	CHECK_EQ(parse(&o, "--virt-llc=3-2", NULL, NULL), -1);
+	CHECK_EQ(parse(&o, "--virt-llc=2", NULL, NULL), -1);
+	CHECK_EQ(parse(&o, "--virt-llc=2-", NULL, NULL), -1);
+	CHECK_EQ(parse(&o, "--virt-llc=-2", NULL, NULL), -1);
+	CHECK_EQ(parse(&o, "--virt-llc=2-8x", NULL, NULL), -1);
+	CHECK_EQ(parse(&o, "--virt-llc=2-1025", NULL, NULL), -1);
+	CHECK_EQ(parse(&o, "--virt-llc=2-99999999999999999999", NULL, NULL), -1);
+	CHECK_EQ(parse(&o, "--virt-llc=", NULL, NULL), -1);
+}
+
 TEST(help_and_version_exit_early)
 {
 	struct opts o;

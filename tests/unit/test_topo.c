@@ -178,6 +178,129 @@ TEST(bad_trees_are_errors)
 	free(t);
 }
 
+/*
+ * An in-memory topology: n CPUs, all online, LLC and core (first CPU of the
+ * core) given per CPU.
+ */
+static struct topo *mk(int n, int (*llc_of)(int), int (*core_of)(int))
+{
+	struct topo *t = calloc(1, sizeof(*t));
+
+	t->nr_cpu_ids = t->nr_online = n;
+	for (int i = 0; i < LAVD_MAX_CPUS; i++) {
+		t->llc[i] = -1;
+		t->core_id[i] = -1;
+	}
+	for (int i = 0; i < n; i++) {
+		t->online[i] = true;
+		t->llc[i] = llc_of(i);
+		t->core_id[i] = core_of(i);
+		if (t->llc[i] + 1 > t->nr_llcs)
+			t->nr_llcs = t->llc[i] + 1;
+	}
+	return t;
+}
+
+static int llc_zero(int cpu) { (void)cpu; return 0; }
+static int llc_halves12(int cpu) { return cpu >= 6; }
+static int core_self(int cpu) { return cpu; }
+static int core_smt8(int cpu) { return cpu % 8; }	/* 16 CPUs: i and i + 8 are siblings */
+
+TEST(vllc_size_like_upstream)
+{
+	CHECK_EQ(topo_vllc_size(16, 2, 8), 2);	/* the smallest exact divisor */
+	CHECK_EQ(topo_vllc_size(9, 2, 8), 3);
+	CHECK_EQ(topo_vllc_size(7, 2, 8), 7);
+	CHECK_EQ(topo_vllc_size(10, 3, 4), 3);	/* remainders 1 and 2 */
+	CHECK_EQ(topo_vllc_size(13, 4, 5), 4);	/* remainders 1 and 3 */
+	CHECK_EQ(topo_vllc_size(11, 4, 5), 5);	/* remainders 3 and 1 */
+	CHECK_EQ(topo_vllc_size(1, 2, 8), 1);	/* no more than there is */
+	CHECK_EQ(topo_vllc_size(5, 6, 8), 5);
+	CHECK_EQ(topo_vllc_size(6, 6, 8), 6);
+	CHECK_EQ(topo_vllc_size(3, 1, 1), 1);
+}
+
+TEST(vllc_split_keeps_siblings)
+{
+	struct topo *t = mk(16, llc_zero, core_smt8);
+	char err[256];
+
+	CHECK_EQ(topo_split_llcs(t, NULL, 4, 4, err, sizeof(err)), 0);
+	CHECK_EQ(t->nr_llcs, 2);
+	for (int cpu = 0; cpu < 16; cpu++) {
+		CHECK_EQ(t->llc[cpu], cpu % 8 < 4 ? 0 : 1);
+		CHECK_EQ(t->llc[cpu], t->llc[t->core_id[cpu]]);
+	}
+	free(t);
+}
+
+TEST(vllc_split_within_each_llc)
+{
+	struct topo *t = mk(12, llc_halves12, core_self);
+	char err[256];
+
+	/* two LLCs of 6 cores, 2-8: parts of 2, three per LLC */
+	CHECK_EQ(topo_split_llcs(t, NULL, 2, 8, err, sizeof(err)), 0);
+	CHECK_EQ(t->nr_llcs, 6);
+	for (int cpu = 0; cpu < 12; cpu++)
+		CHECK_EQ(t->llc[cpu], cpu / 2);
+	free(t);
+
+	/* 13 cores, 4-5: parts of 4, the last takes the remainder (4, 4, 5) */
+	t = mk(13, llc_zero, core_self);
+	CHECK_EQ(topo_split_llcs(t, NULL, 4, 5, err, sizeof(err)), 0);
+	CHECK_EQ(t->nr_llcs, 3);
+	CHECK_EQ(t->llc[3], 0);
+	CHECK_EQ(t->llc[4], 1);
+	CHECK_EQ(t->llc[7], 1);
+	CHECK_EQ(t->llc[8], 2);
+	CHECK_EQ(t->llc[12], 2);
+	free(t);
+}
+
+TEST(vllc_split_by_core_type)
+{
+	struct topo *t = mk(12, llc_zero, core_self);
+	bool little[LAVD_MAX_CPUS] = { false };
+	int seen_big[LAVD_MAX_LLCS] = { 0 }, seen_little[LAVD_MAX_LLCS] = { 0 };
+	char err[256];
+
+	for (int cpu = 4; cpu < 12; cpu++)
+		little[cpu] = true;
+	/* 4 big cores: 2 parts of 2; 8 little ones: 4 parts of 2 */
+	CHECK_EQ(topo_split_llcs(t, little, 2, 8, err, sizeof(err)), 0);
+	CHECK_EQ(t->nr_llcs, 6);
+	for (int cpu = 0; cpu < 12; cpu++) {
+		CHECK(t->llc[cpu] >= 0 && t->llc[cpu] < 6);
+		(little[cpu] ? seen_little : seen_big)[t->llc[cpu]]++;
+	}
+	for (int l = 0; l < 6; l++)
+		CHECK(!seen_big[l] != !seen_little[l]);	/* no virtual LLC mixes the types */
+	free(t);
+}
+
+TEST(vllc_split_errors_and_offline)
+{
+	struct topo *t = mk(130, llc_zero, core_self);
+	char err[256];
+
+	CHECK(topo_split_llcs(t, NULL, 1, 1, err, sizeof(err)) < 0);	/* 130 > 64 LLCs */
+	CHECK(strstr(err, "more than"));
+	CHECK(topo_split_llcs(t, NULL, 0, 2, err, sizeof(err)) < 0);
+	CHECK(topo_split_llcs(t, NULL, 3, 2, err, sizeof(err)) < 0);
+	free(t);
+
+	t = mk(4, llc_zero, core_self);
+	t->online[2] = false;
+	t->llc[2] = -1;
+	t->nr_online = 3;
+	CHECK_EQ(topo_split_llcs(t, NULL, 1, 1, err, sizeof(err)), 0);
+	CHECK_EQ(t->nr_llcs, 3);
+	CHECK_EQ(t->llc[2], -1);
+	CHECK_EQ(t->llc[3], 2);
+	free(t);
+}
+
 TEST(this_machine)
 {
 	struct topo *t = calloc(1, sizeof(*t));

@@ -2,8 +2,9 @@
 # Guest side: the scheduler on two LLCs (tools/vm/run --sockets 2), where the
 # cross-LLC paths run: pulls by CPUs whose queue ran dry and the balance plan
 # (pol_plan_balance) between saturated LLCs. Run through tests/vm/tier-vm.sh.
+# Also on one socket cut in two by --virt-llc=2-2 (4 CPUs), given as ARGS.
 #
-#   sh tests/vm/llc2.sh TAG [SECS]
+#   sh tests/vm/llc2.sh TAG [SECS [SCX_LAVD ARGS...]]
 #
 # Heavy hogs (nice -5, weight 335) start pinned to LLC 0 and light ones
 # (nice 10, weight 10) to LLC 1, then both are let loose: both queues hold
@@ -11,18 +12,24 @@
 set -u
 TAG=${1:-vm}
 DUR=${2:-20}
+shift 2 2>/dev/null || shift $#
 . /lavd/tests/vm/lib.sh
 NCPU=$(nproc)
 MAX_WAIT_US=2000000
 
 echo "== $TAG: two LLCs, $NCPU CPUs: $(cat /sys/devices/system/cpu/cpu*/cache/index3/shared_cpu_list | tr '\n' ' ')"
-if ! start_lavd llc2; then
+if ! start_lavd llc2 "$@"; then
 	fail two_llcs "did not attach"
 	exit 1
 fi
 nllc=$(sed -n 's/.* in \([0-9]*\) LLCs*.*/\1/p' /out/llc2.log | head -1)
 [ "$nllc" = 2 ] && pass two_llcs_seen "the loader sees 2 LLCs" ||
 	fail two_llcs_seen "the loader sees '${nllc}' LLCs: $(head -2 /out/llc2.log)"
+case " $* " in *" --virt-llc="*)
+	grep -q 'split into 2 virtual LLCs' /out/llc2.log &&
+		pass virt_llc_split "$(grep 'virtual LLC' /out/llc2.log)" ||
+		fail virt_llc_split "no 'split into 2 virtual LLCs' in: $(head -3 /out/llc2.log)"
+esac
 
 half=$((NCPU / 2))
 lo="0-$((half - 1))"; hi="$half-$((NCPU - 1))"

@@ -84,6 +84,12 @@ for k in ${LAVD_VM_KERNELS:-7.3 7.2}; do
 		-- sh -c "sh tests/vm/load.sh vm-$k $secs; a=\$?; sh tests/vm/stress.sh vm-$k short 10; exit \$((a | \$?))"
 	# A second boot with two sockets (two LLCs): the cross-LLC paths.
 	boot "vm-$k-llc2" 600 --kernel "$k" --cpus 4 --sockets 2 -- sh tests/vm/llc2.sh "vm-$k" 20
+	# The same on one socket that --virt-llc cuts in two (first kernel only: the
+	# split is the loader's, the BPF side sees two LLCs either way).
+	if [ -z "${vllc_done:-}" ]; then
+		vllc_done=1
+		boot "vm-$k-vllc" 600 --kernel "$k" --cpus 4 -- sh tests/vm/llc2.sh "vm-$k-vllc" 20 --virt-llc=2-2
+	fi
 	# cgroup cpu.max under --enable-cpu-bw (a boot of its own: it changes the cgroup tree).
 	boot "vm-$k-cbw" 600 --kernel "$k" --cpus 4 -- sh tests/vm/cbw.sh "vm-$k" 10
 	# 10,000 threads at once, under -icount: the longest wait under 1 s (storm.sh says why there).
