@@ -1202,7 +1202,7 @@ static void lavd_timer(struct sim *s)
 			l->llc_doms[i].run_wgt = 0;
 		for (cpu = 0; cpu < s->nr_cpus; cpu++)
 			l->llc_doms[cpu_to_llc(s, cpu)].run_wgt += l->cc[cpu].running_wgt;
-		pol_plan_balance(balance_doms(l, cnt_doms), (u32)l->nr_llcs, l->llc_plan, &sum);
+		pol_plan_balance(balance_doms(l, cnt_doms), (u32)l->nr_llcs, l->llc_plan, &sum, 0);
 	}
 	pol_sys_update(&l->sys, &x, &l->cfg);
 	s->st.lavd_turbulent_rounds += nr_turbulent;

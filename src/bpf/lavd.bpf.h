@@ -104,6 +104,7 @@ const volatile u32 verbose;
 const volatile u8 preempt_kick;			/* preempt with an IPI, not a shorter slice */
 const volatile u64 warm_cpu_ns;			/* --warm-cpu-us: wait budget for a warm CPU, 0 = off */
 const volatile u64 pinned_slice_ns;		/* --pinned-slice-us: 0 = off (pol_pinned_cap) */
+const volatile u32 mig_delta_pct;		/* --mig-delta-pct: balance band, % of fair; 0 = fair / 16 */
 
 /* State. */
 struct cpu_ctx cpu_ctxs[LAVD_MAX_CPUS];

@@ -296,7 +296,7 @@ static void update_sys_stat(void)
 	/* The slice shares the latency budget among the CPUs in use. */
 	cur_sample.nr_active = pm_nr_active + pm_nr_overflow;
 	if (nr_llcs > 1)
-		pol_plan_balance(llc_doms, nr_llcs, llc_plan, &llc_bal_sum);
+		pol_plan_balance(llc_doms, nr_llcs, llc_plan, &llc_bal_sum, mig_delta_pct);
 	lavd_fold_stats();
 }
 

@@ -296,6 +296,7 @@ static void fill_rodata(struct lavd *skel, const struct topo *t, const struct op
 	ro->preempt_kick = o->preempt_kick;
 	ro->warm_cpu_ns = o->warm_cpu_us * POL_NSEC_PER_USEC;
 	ro->pinned_slice_ns = o->pinned_slice_us * POL_NSEC_PER_USEC;
+	ro->mig_delta_pct = o->mig_delta_pct;
 	ro->enable_cpu_bw = o->enable_cpu_bw;
 	ro->cbw_loader_tgid = getpid();		/* never throttled */
 }

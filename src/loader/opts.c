@@ -21,6 +21,7 @@ enum {
 	OPT_RUN_SECS, OPT_MONITOR, OPT_PREEMPT_KICK, OPT_WARM_CPU, OPT_ENABLE_CPU_BW, OPT_PINNED_SLICE,
 	OPT_AUTOPILOT, OPT_AUTOPOWER, OPT_PERFORMANCE, OPT_BALANCED, OPT_POWERSAVE,
 	OPT_NO_CORE_COMPACTION, OPT_NO_USE_EM, OPT_NO_FREQ_SCALING, OPT_CPU_PREF_ORDER, OPT_VIRT_LLC,
+	OPT_MIG_DELTA_PCT,
 	/* accepted for compatibility, not implemented yet */
 	OPT_IGN_FLAG, OPT_IGN_VAL, OPT_IGN_PCT,
 };
@@ -51,6 +52,7 @@ static const struct option long_opts[] = {
 	{ "no-freq-scaling",	no_argument,	   0, OPT_NO_FREQ_SCALING },
 	{ "cpu-pref-order",	required_argument, 0, OPT_CPU_PREF_ORDER },
 	{ "virt-llc",		optional_argument, 0, OPT_VIRT_LLC },
+	{ "mig-delta-pct",	required_argument, 0, OPT_MIG_DELTA_PCT },
 	/* upstream options for mechanisms not built yet */
 	{ "no-fast-lb",		no_argument,	   0, OPT_IGN_FLAG },
 	{ "per-cpu-dsq",	no_argument,	   0, OPT_IGN_FLAG },
@@ -58,7 +60,6 @@ static const struct option long_opts[] = {
 	{ "pinned-slice-us",	required_argument, 0, OPT_PINNED_SLICE },
 	{ "warm-cpu-us",	required_argument, 0, OPT_WARM_CPU },
 	{ "lat-load-target-pct", required_argument, 0, OPT_IGN_PCT },
-	{ "mig-delta-pct",	required_argument, 0, OPT_IGN_PCT },
 	{ "lb-low-util-pct",	required_argument, 0, OPT_IGN_PCT },
 	{ "lb-local-dsq-util-pct", required_argument, 0, OPT_IGN_PCT },
 	{ "log-level",		required_argument, 0, OPT_IGN_VAL },
@@ -94,6 +95,10 @@ static void usage(FILE *f, const char *prog)
 "                         shortening the victim's slice (for comparison)\n"
 "  --virt-llc[=MIN-MAX]   split each LLC into virtual LLCs of MIN to MAX cores\n"
 "                         (default 2-8), each with its own queue\n"
+"  --mig-delta-pct PCT    balance LLCs only when one is more than PCT %% off\n"
+"                         its fair share of the load, 0..100 (default 0: 1/16);\n"
+"                         unlike upstream, a CPU whose queue runs dry still\n"
+"                         pulls from other LLCs\n"
 "  --run-secs N           unload after N seconds (for tests and demos)\n"
 "\n"
 "Power (at most one of the first five; default --autopilot):\n"
@@ -114,7 +119,7 @@ static void usage(FILE *f, const char *prog)
 "\n"
 "Accepted for compatibility with upstream scx_lavd but not implemented yet\n"
 "(a note is printed): --no-fast-lb --per-cpu-dsq\n"
-"--lat-load-target-pct --mig-delta-pct --lb-low-util-pct\n"
+"--lat-load-target-pct --lb-low-util-pct\n"
 "--lb-local-dsq-util-pct --log-level\n",
 		prog);
 }
@@ -278,6 +283,11 @@ int opts_parse(struct opts *o, int argc, char **argv)
 			o->no_use_em = true;
 			break;
 		}
+		case OPT_MIG_DELTA_PCT:
+			if (parse_u64(name, optarg, 0, 100, &v))
+				return -1;
+			o->mig_delta_pct = v;
+			break;
 		case OPT_VIRT_LLC:
 			if (parse_virt_llc(optarg, o))
 				return -1;

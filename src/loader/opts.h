@@ -22,6 +22,7 @@ struct opts {
 	bool preempt_kick;
 	bool enable_cpu_bw;		/* --enable-cpu-bw: enforce cgroups' cpu.max */
 	uint64_t warm_cpu_us;		/* --warm-cpu-us, 0 = off */		/* ours: preempt with an IPI instead of a shorter slice */
+	uint32_t mig_delta_pct;		/* --mig-delta-pct: 0 = the default band */
 	int virt_llc_min, virt_llc_max;	/* --virt-llc: cores per virtual LLC; 0: off */
 	int run_secs;			/* --run-secs (ours, for tests): exit after N s */
 	/* power: which mode, and how it is chosen */

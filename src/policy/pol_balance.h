@@ -96,11 +96,13 @@ POL_FN void pol_bal_add(u64 *acc, u64 v)
  * budget of half the gap (pulling the whole gap overshoots: the stealee's
  * CPUs keep consuming meanwhile), a stealee at or above fair + band with
  * queued work, likewise. The band is fair / 16 (upstream's band when every
- * domain is loaded). Returns the number of stealees; with fewer than two
- * domains, or a domain with an empty queue, every domain is neutral.
+ * domain is loaded), or band_pct % of fair (--mig-delta-pct, 1..100; a
+ * wider band moves less, and at 100 % only a domain with nothing, or twice
+ * its share, takes part). Returns the number of stealees; with fewer than
+ * two domains, or a domain with an empty queue, every domain is neutral.
  */
 POL_FN u32 pol_plan_balance(const struct pol_domain *d, u32 n, struct pol_dom_plan *plan,
-			    struct pol_bal_sum *sum)
+			    struct pol_bal_sum *sum, u32 band_pct)
 {
 	u32 nr_stealees = 0;
 	u64 total_wgt, total_cpus;
@@ -130,7 +132,7 @@ POL_FN u32 pol_plan_balance(const struct pol_domain *d, u32 n, struct pol_dom_pl
 		return 0;
 	pol_for(i, n, POL_MAX_DOMAINS) {
 		u64 fair = pol_div(pol_mul_sat(total_wgt, d[i].nr_cpus), total_cpus);
-		u64 band = fair >> 4;
+		u64 band = band_pct ? pol_mul_sat(fair, pol_min(band_pct, 100)) / 100 : fair >> 4;
 		u64 load = d[i].queued_wgt + d[i].run_wgt;
 
 		if (!d[i].nr_cpus)

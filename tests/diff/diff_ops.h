@@ -176,7 +176,9 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		break;
 	}
 	case OP_PLAN:
-		out[0] = pol_plan_balance(c->doms, (u32)in[0], c->plans, &c->bal_sum);
+		/* band: the default (0) half the time, else 1..127 % (above 100 is clamped) */
+		out[0] = pol_plan_balance(c->doms, (u32)in[0], c->plans, &c->bal_sum,
+					  (in[5] & 1) ? (u32)((in[5] >> 1) % 128) : 0);
 		out[1] = (u64)(s64)pol_pick_planned(c->doms, c->plans, (u32)in[0], (u32)in[1]);
 		out[2] = pol_domain_avg_wgt(&c->doms[in[2] & (DIFF_NR_DOMS - 1)]);
 		pol_plan_charge(&c->plans[in[1] & (DIFF_NR_DOMS - 1)],

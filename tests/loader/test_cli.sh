@@ -23,7 +23,7 @@ check kick_without_preemption 2 'needs preemption' --no-preemption --preempt-kic
 # flag:lo:hi  (hi+1 and lo-1 must be refused)
 for spec in slice-max-us:1:1000000 slice-min-us:1:1000000 preempt-shift:0:10 \
 	run-secs:1:31536000 warm-cpu-us:0:100000 pinned-slice-us:0:1000000 \
-	lat-load-target-pct:0:200 mig-delta-pct:0:200 lb-low-util-pct:0:200 \
+	lat-load-target-pct:0:200 mig-delta-pct:0:100 lb-low-util-pct:0:200 \
 	lb-local-dsq-util-pct:0:200; do
 	f=${spec%%:*} r=${spec#*:}; lo=${r%%:*} hi=${r#*:}
 	check "${f}_word" 2 'not a non-negative integer' --"$f" abc

@@ -84,6 +84,7 @@ TEST(bad_values)
 	CHECK_EQ(parse(&o, "extra", NULL, NULL), -1);
 	CHECK_EQ(parse(&o, "--slice-max-us", NULL, NULL), -1);
 	CHECK_EQ(parse(&o, "--mig-delta-pct", "300", NULL), -1);
+	CHECK_EQ(parse(&o, "--mig-delta-pct", "101", NULL), -1);	/* upstream's range: 0..100 */
 	CHECK_EQ(parse(&o, "--monitor", "0", NULL), -1);
 	CHECK_EQ(parse(&o, "--monitor", "1s", NULL), -1);
 }
@@ -122,6 +123,18 @@ TEST(enable_cpu_bw)
 	CHECK_EQ(parse(&o, "--enable-cpu-bw", NULL, NULL), 0);
 	CHECK(o.enable_cpu_bw);
 	CHECK_EQ(parse(&o, "--enable-cpu-bw=1", NULL, NULL), -1);
+}
+
+TEST(mig_delta_pct)
+{
+	struct opts o;
+
+	CHECK_EQ(parse(&o, NULL, NULL, NULL), 0);
+	CHECK_EQ(o.mig_delta_pct, 0);
+	CHECK_EQ(parse(&o, "--mig-delta-pct", "25", NULL), 0);
+	CHECK_EQ(o.mig_delta_pct, 25);
+	CHECK_EQ(parse(&o, "--mig-delta-pct=100", NULL, NULL), 0);
+	CHECK_EQ(o.mig_delta_pct, 100);
 }
 
 TEST(virt_llc)

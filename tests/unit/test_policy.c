@@ -770,7 +770,7 @@ TEST(plan_balance_saturated_domains)
 	struct pol_dom_plan p[POL_MAX_DOMAINS];
 	struct pol_bal_sum sum;
 
-	CHECK_EQ(pol_plan_balance(d, 2, p, &sum), 1);
+	CHECK_EQ(pol_plan_balance(d, 2, p, &sum, 0), 1);
 	/* fair = 1100 each; both queued: band 1100 / 16 = 68 */
 	CHECK_EQ(p[0].role, POL_BAL_STEALER);
 	CHECK_EQ(p[0].budget_wgt, 450);
@@ -789,6 +789,42 @@ TEST(plan_balance_saturated_domains)
 	CHECK_EQ(pol_pick_planned(d, p, 2, 0), -1);
 }
 
+/*
+ * --mig-delta-pct: the band around the fair share is that % of it. Fair is
+ * 1100 each below; 1000 and 1200 are 9 % off it: moved with the default
+ * band (1/16 = 6 %) and with 5 %, left alone with 10 %.
+ */
+TEST(plan_balance_band_pct)
+{
+	struct pol_domain d[POL_MAX_DOMAINS] = {
+		{ .queued_wgt = 1000, .nr_queued = 10, .nr_cpus = 4 },
+		{ .queued_wgt = 1200, .nr_queued = 12, .nr_cpus = 4 },
+	};
+	struct pol_dom_plan p[POL_MAX_DOMAINS];
+	struct pol_bal_sum sum;
+
+	CHECK_EQ(pol_plan_balance(d, 2, p, &sum, 0), 1);
+	CHECK_EQ(p[0].role, POL_BAL_STEALER);
+	CHECK_EQ(p[0].budget_wgt, 50);
+	CHECK_EQ(pol_plan_balance(d, 2, p, &sum, 5), 1);
+	CHECK_EQ(p[1].role, POL_BAL_STEALEE);
+	CHECK_EQ(pol_plan_balance(d, 2, p, &sum, 10), 0);
+	CHECK_EQ(p[0].role, POL_BAL_NEUTRAL);
+	CHECK_EQ(p[1].role, POL_BAL_NEUTRAL);
+	/*
+	 * At 100 % a stealer would need no load at all, and the plan only runs
+	 * while every queue holds work: it never moves anything. 100 against
+	 * 60000 (fair 30050): nothing at 100 % (or above, clamped), a move at 99.
+	 */
+	d[0].queued_wgt = 100;
+	d[1].queued_wgt = 60000;
+	CHECK_EQ(pol_plan_balance(d, 2, p, &sum, 100), 0);
+	CHECK_EQ(pol_plan_balance(d, 2, p, &sum, 250), 0);
+	CHECK_EQ(pol_plan_balance(d, 2, p, &sum, 99), 1);
+	CHECK_EQ(p[0].role, POL_BAL_STEALER);
+	CHECK_EQ(p[1].role, POL_BAL_STEALEE);
+}
+
 /* Weight, not count: 1 nice -20 task outweighs 5 nice-0 ones. */
 TEST(plan_balance_by_weight)
 {
@@ -800,7 +836,7 @@ TEST(plan_balance_by_weight)
 	struct pol_dom_plan p[POL_MAX_DOMAINS];
 	struct pol_bal_sum sum;
 
-	CHECK_EQ(pol_plan_balance(d, 3, p, &sum), 1);
+	CHECK_EQ(pol_plan_balance(d, 3, p, &sum, 0), 1);
 	CHECK_EQ(p[0].role, POL_BAL_STEALER);
 	CHECK_EQ(p[1].role, POL_BAL_STEALEE);
 	CHECK_EQ(p[2].role, POL_BAL_STEALER);
@@ -810,13 +846,13 @@ TEST(plan_balance_by_weight)
 	/* an empty queue pulls by itself: no plan then */
 	d[2].nr_queued = 0;
 	d[2].queued_wgt = 0;
-	CHECK_EQ(pol_plan_balance(d, 3, p, &sum), 0);
+	CHECK_EQ(pol_plan_balance(d, 3, p, &sum, 0), 0);
 	CHECK_EQ(p[0].role, POL_BAL_NEUTRAL);
 	CHECK_EQ(pol_pick_planned(d, p, 3, 2), -1);
 	/* unequal CPUs: the fair share follows them */
 	d[0] = (struct pol_domain){ .queued_wgt = 600, .nr_queued = 6, .nr_cpus = 6 };
 	d[1] = (struct pol_domain){ .queued_wgt = 200, .nr_queued = 2, .nr_cpus = 2 };
-	CHECK_EQ(pol_plan_balance(d, 2, p, &sum), 0);	/* 100 per CPU each: balanced */
+	CHECK_EQ(pol_plan_balance(d, 2, p, &sum, 0), 0);	/* 100 per CPU each: balanced */
 	CHECK_EQ(p[0].role, POL_BAL_NEUTRAL);
 	CHECK_EQ(p[1].role, POL_BAL_NEUTRAL);
 }
@@ -829,30 +865,30 @@ TEST(plan_balance_edges)
 	struct pol_dom_plan p[POL_MAX_DOMAINS];
 	struct pol_bal_sum sum;
 
-	CHECK_EQ(pol_plan_balance(d, 1, p, &sum), 0);	/* one domain: nothing to balance */
+	CHECK_EQ(pol_plan_balance(d, 1, p, &sum, 0), 0);	/* one domain: nothing to balance */
 	CHECK_EQ(p[0].role, POL_BAL_NEUTRAL);
 	CHECK_EQ(pol_pick_planned(d, p, 1, 0), -1);
-	CHECK_EQ(pol_plan_balance(d, 0, p, &sum), 0);
+	CHECK_EQ(pol_plan_balance(d, 0, p, &sum, 0), 0);
 	memset(d, 0, sizeof(d));
-	CHECK_EQ(pol_plan_balance(d, 4, p, &sum), 0);	/* nothing queued, no CPUs: no division */
+	CHECK_EQ(pol_plan_balance(d, 4, p, &sum, 0), 0);	/* nothing queued, no CPUs: no division */
 	d[0] = (struct pol_domain){ .queued_wgt = 1000, .nr_queued = 10, .nr_cpus = 0 };
 	d[1] = (struct pol_domain){ .queued_wgt = 0, .nr_queued = 0, .nr_cpus = 0 };
-	CHECK_EQ(pol_plan_balance(d, 2, p, &sum), 0);	/* no CPUs at all */
+	CHECK_EQ(pol_plan_balance(d, 2, p, &sum, 0), 0);	/* no CPUs at all */
 	/* a domain without CPUs never gets a role */
 	d[1].nr_cpus = 4;
-	pol_plan_balance(d, 2, p, &sum);
+	pol_plan_balance(d, 2, p, &sum, 0);
 	CHECK_EQ(p[0].role, POL_BAL_NEUTRAL);
 	/* huge weights saturate instead of wrapping */
 	d[0] = (struct pol_domain){ .queued_wgt = ~0ULL / 2, .nr_queued = 1, .nr_cpus = 64 };
 	d[1] = (struct pol_domain){ .queued_wgt = 1, .nr_queued = 1, .nr_cpus = 64 };
-	CHECK_EQ(pol_plan_balance(d, 2, p, &sum), 1);
+	CHECK_EQ(pol_plan_balance(d, 2, p, &sum, 0), 1);
 	CHECK_EQ(p[1].role, POL_BAL_STEALER);
 	CHECK(p[1].budget_wgt > 0);
 	/* out-of-range self */
 	CHECK_EQ(pol_pick_planned(d, p, 2, 64), -1);
 	CHECK_EQ(pol_pick_planned(d, p, 2, 5), -1);
 	/* n beyond the table is clamped */
-	CHECK(pol_plan_balance(d, ~0U, p, &sum) <= POL_MAX_DOMAINS);
+	CHECK(pol_plan_balance(d, ~0U, p, &sum, 0) <= POL_MAX_DOMAINS);
 	CHECK_EQ(pol_domain_avg_wgt(&(struct pol_domain){ .queued_wgt = 5 }), 0);
 }
 
