@@ -42,6 +42,7 @@
 
 static volatile sig_atomic_t exiting;
 static bool verbose;
+static enum opts_log log_level = OPTS_LOG_INFO;
 
 static void on_signal(int sig)
 {
@@ -51,7 +52,9 @@ static void on_signal(int sig)
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_DEBUG && !verbose)
+	if (level == LIBBPF_DEBUG && !verbose && log_level < OPTS_LOG_DEBUG)
+		return 0;
+	if (level == LIBBPF_INFO && log_level < OPTS_LOG_INFO)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
@@ -803,6 +806,7 @@ int main(int argc, char **argv)
 	if (r < 0)
 		return 2;
 	verbose = o.verbose;
+	log_level = o.log_level;
 	libbpf_set_print(libbpf_print);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);

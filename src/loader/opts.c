@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "opts.h"
 #include "../common/intf.h"
 #include "../policy/pol.h"
@@ -21,7 +22,7 @@ enum {
 	OPT_RUN_SECS, OPT_MONITOR, OPT_PREEMPT_KICK, OPT_WARM_CPU, OPT_ENABLE_CPU_BW, OPT_PINNED_SLICE,
 	OPT_AUTOPILOT, OPT_AUTOPOWER, OPT_PERFORMANCE, OPT_BALANCED, OPT_POWERSAVE,
 	OPT_NO_CORE_COMPACTION, OPT_NO_USE_EM, OPT_NO_FREQ_SCALING, OPT_CPU_PREF_ORDER, OPT_VIRT_LLC,
-	OPT_MIG_DELTA_PCT,
+	OPT_MIG_DELTA_PCT, OPT_LOG_LEVEL,
 	/* accepted for compatibility, not implemented yet */
 	OPT_IGN_FLAG, OPT_IGN_VAL, OPT_IGN_PCT,
 };
@@ -53,6 +54,7 @@ static const struct option long_opts[] = {
 	{ "cpu-pref-order",	required_argument, 0, OPT_CPU_PREF_ORDER },
 	{ "virt-llc",		optional_argument, 0, OPT_VIRT_LLC },
 	{ "mig-delta-pct",	required_argument, 0, OPT_MIG_DELTA_PCT },
+	{ "log-level",		required_argument, 0, OPT_LOG_LEVEL },
 	/* upstream options for mechanisms not built yet */
 	{ "no-fast-lb",		no_argument,	   0, OPT_IGN_FLAG },
 	{ "per-cpu-dsq",	no_argument,	   0, OPT_IGN_FLAG },
@@ -62,7 +64,6 @@ static const struct option long_opts[] = {
 	{ "lat-load-target-pct", required_argument, 0, OPT_IGN_PCT },
 	{ "lb-low-util-pct",	required_argument, 0, OPT_IGN_PCT },
 	{ "lb-local-dsq-util-pct", required_argument, 0, OPT_IGN_PCT },
-	{ "log-level",		required_argument, 0, OPT_IGN_VAL },
 	{ 0, 0, 0, 0 }
 };
 
@@ -113,14 +114,17 @@ static void usage(FILE *f, const char *prog)
 "  --no-freq-scaling      always ask cpufreq for the maximum performance\n"
 "  --cpu-pref-order LIST  accepted like upstream, which ignores it too (it\n"
 "                         only implies --no-use-em)\n"
-"  -v, --verbose          more output (libbpf messages, exit dumps)\n"
+"  --log-level LEVEL      error, warn, info (default), debug or trace: which\n"
+"                         libbpf messages are shown (debug and trace: all)\n"
+"  -v, --verbose          more output (libbpf messages, exit dumps, the BPF\n"
+"                         programs' run time)\n"
 "  -V, --version          print the version and exit\n"
 "  -h, --help             this help\n"
 "\n"
 "Accepted for compatibility with upstream scx_lavd but not implemented yet\n"
 "(a note is printed): --no-fast-lb --per-cpu-dsq\n"
 "--lat-load-target-pct --lb-low-util-pct\n"
-"--lb-local-dsq-util-pct --log-level\n",
+"--lb-local-dsq-util-pct\n",
 		prog);
 }
 
@@ -192,6 +196,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
 	o->slice_min_us = 500;
 	o->pinned_slice_us = POL_PINNED_SLICE_NS_DFL / POL_NSEC_PER_USEC;
 	o->preempt_shift = 6;
+	o->log_level = OPTS_LOG_INFO;
 	optind = 1;
 	opterr = 0;
 
@@ -288,6 +293,20 @@ int opts_parse(struct opts *o, int argc, char **argv)
 				return -1;
 			o->mig_delta_pct = v;
 			break;
+		case OPT_LOG_LEVEL: {
+			static const char *const levels[] = { "error", "warn", "info", "debug", "trace" };
+			int l;
+
+			for (l = 0; l < 5 && strcasecmp(optarg, levels[l]); l++)
+				;
+			if (l == 5) {
+				fprintf(stderr, "scx_lavd: --log-level: '%s' is not one of error, warn, "
+					"info, debug, trace\n", optarg);
+				return -1;
+			}
+			o->log_level = l;
+			break;
+		}
 		case OPT_VIRT_LLC:
 			if (parse_virt_llc(optarg, o))
 				return -1;

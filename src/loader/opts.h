@@ -14,6 +14,8 @@ struct opts {
 	unsigned long long pinned_slice_us;	/* 0: off */
 	double monitor_secs;		/* >0: only watch a running scx_lavd (--monitor) */
 	bool verbose;
+	enum opts_log { OPTS_LOG_ERROR, OPTS_LOG_WARN, OPTS_LOG_INFO, OPTS_LOG_DEBUG,
+		OPTS_LOG_TRACE } log_level;	/* --log-level (default info) */
 	bool partial;
 	bool no_slice_boost;
 	bool no_preemption;

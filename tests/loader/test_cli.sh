@@ -60,6 +60,9 @@ for v in 0-2 3-2 2 2- -2 2-8x 1-1025 2-99999999999999999999 ''; do
 	check "virt_llc_bad_${v:-empty}" 2 'is not MIN-MAX cores per virtual LLC' --virt-llc="$v"
 done
 check virt_llc_separate_value 2 'unexpected argument' --virt-llc 2-8
+for v in verbose 3 '' 'info,x=debug'; do
+	check "log_level_bad_${v:-empty}" 2 'is not one of error, warn, info, debug, trace' --log-level "$v"
+done
 if [ ! -d /sys/kernel/sched_ext ]; then
 	if [ "$(id -u)" = 0 ]; then
 		check no_sched_ext 2 'no sched_ext' --run-secs 1

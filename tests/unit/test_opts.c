@@ -137,6 +137,23 @@ TEST(mig_delta_pct)
 	CHECK_EQ(o.mig_delta_pct, 100);
 }
 
+TEST(log_level)
+{
+	struct opts o;
+
+	CHECK_EQ(parse(&o, NULL, NULL, NULL), 0);
+	CHECK_EQ(o.log_level, OPTS_LOG_INFO);
+	CHECK_EQ(parse(&o, "--log-level", "debug", NULL), 0);
+	CHECK_EQ(o.log_level, OPTS_LOG_DEBUG);
+	CHECK_EQ(parse(&o, "--log-level=TRACE", NULL, NULL), 0);
+	CHECK_EQ(o.log_level, OPTS_LOG_TRACE);
+	CHECK_EQ(parse(&o, "--log-level", "error", NULL), 0);
+	CHECK_EQ(o.log_level, OPTS_LOG_ERROR);
+	CHECK_EQ(parse(&o, "--log-level", "verbose", NULL), -1);
+	CHECK_EQ(parse(&o, "--log-level", "", NULL), -1);
+	CHECK_EQ(parse(&o, "--log-level", "info,foo=debug", NULL), -1);
+}
+
 TEST(virt_llc)
 {
 	struct opts o;
