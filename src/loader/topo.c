@@ -289,6 +289,9 @@ int topo_split_llcs(struct topo *t, const bool *little, int min_cores, int max_c
 	int core_vllc[LAVD_MAX_CPUS];
 	int nr_new = 0;
 
+	for (int i = 0; i < LAVD_MAX_CPUS; i++)
+		core_vllc[i] = -1;
+
 	if (min_cores < 1 || min_cores > max_cores) {
 		snprintf(err, errlen, "virtual LLC sizes %d-%d are not 1 <= MIN <= MAX", min_cores,
 			 max_cores);
@@ -319,12 +322,25 @@ int topo_split_llcs(struct topo *t, const bool *little, int min_cores, int max_c
 			nr_new += parts;
 		}
 	}
+	/*
+	 * Every online CPU follows its core. A core whose first CPU names
+	 * another core (sibling lists that disagree) has no part: an error,
+	 * not a guess.
+	 */
 	for (int cpu = 0; cpu < t->nr_cpu_ids; cpu++) {
 		int core = t->core_id[cpu];
 
-		if (t->online[cpu] && core >= 0 && core < LAVD_MAX_CPUS)
-			t->llc[cpu] = core_vllc[core];
+		if (!t->online[cpu])
+			continue;
+		if (core < 0 || core >= LAVD_MAX_CPUS || core_vllc[core] < 0) {
+			snprintf(err, errlen, "CPU %d: its core (CPU %d) is not in its LLC's cores; "
+				 "the SMT sibling lists disagree", cpu, core);
+			return -1;
+		}
 	}
+	for (int cpu = 0; cpu < t->nr_cpu_ids; cpu++)
+		if (t->online[cpu])
+			t->llc[cpu] = core_vllc[t->core_id[cpu]];
 	t->nr_llcs = nr_new;
 	return 0;
 }

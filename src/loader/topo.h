@@ -32,7 +32,8 @@ int topo_read(struct topo *t, const char *root, char *err, int errlen);
  * [min_cores, max_cores] that leaves the smallest remainder (the smallest
  * such size on a tie; all n cores when n <= min_cores). The last part takes
  * the remainder. SMT siblings stay together. Rewrites t->llc and
- * t->nr_llcs; returns 0, or -1 with a message in err (too many LLCs).
+ * t->nr_llcs; returns 0, or -1 with a message in err (too many LLCs,
+ * sibling lists that disagree); t is then left half rewritten.
  */
 int topo_split_llcs(struct topo *t, const bool *little, int min_cores, int max_cores,
 		    char *err, int errlen);

@@ -290,6 +290,14 @@ TEST(vllc_split_errors_and_offline)
 	CHECK(topo_split_llcs(t, NULL, 3, 2, err, sizeof(err)) < 0);
 	free(t);
 
+	/* CPU 3 names CPU 1 as its core, CPU 1 names CPU 0: lists that disagree */
+	t = mk(4, llc_zero, core_self);
+	t->core_id[1] = 0;
+	t->core_id[3] = 1;
+	CHECK(topo_split_llcs(t, NULL, 1, 1, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "disagree"));
+	free(t);
+
 	t = mk(4, llc_zero, core_self);
 	t->online[2] = false;
 	t->llc[2] = -1;
