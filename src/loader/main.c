@@ -581,6 +581,7 @@ static int split_llcs(struct topo *t, struct cpu_order *co, const struct opts *o
 	       t->nr_llcs > 1 ? "s" : "");
 	return 0;
 }
+
 /*
  * One load-attach-run cycle. Returns 0 on a clean exit, 1 on a scheduler
  * error, 2 on a set-up failure; *restart is set when the kernel asks for one.

@@ -24,7 +24,7 @@ enum {
 	OPT_NO_CORE_COMPACTION, OPT_NO_USE_EM, OPT_NO_FREQ_SCALING, OPT_CPU_PREF_ORDER, OPT_VIRT_LLC,
 	OPT_MIG_DELTA_PCT, OPT_LOG_LEVEL,
 	/* accepted for compatibility, not implemented yet */
-	OPT_IGN_FLAG, OPT_IGN_VAL, OPT_IGN_PCT,
+	OPT_IGN_FLAG, OPT_IGN_PCT,
 };
 
 static const struct option long_opts[] = {
@@ -324,9 +324,6 @@ int opts_parse(struct opts *o, int argc, char **argv)
 		case OPT_IGN_PCT:
 			if (parse_u64(name, optarg, 0, 200, &v))
 				return -1;
-			fprintf(stderr, "scx_lavd: note: --%s is not implemented yet; ignored\n", name);
-			break;
-		case OPT_IGN_VAL:
 			fprintf(stderr, "scx_lavd: note: --%s is not implemented yet; ignored\n", name);
 			break;
 		case ':':
