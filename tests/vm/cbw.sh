@@ -102,8 +102,7 @@ reap "$h3" 30; r3=$?
 # likely host stalls delaying the timer rounds that return set-aside tasks
 # (README). Enforcement is "eventual": such a window is reported and one of
 # the next two 5 s windows must be in the band. (A clean-clone CI run of
-# 2026-12-06 read 283 and then 346 on 7.2, in a run whose host was slow
-# enough to take 42 min instead of 31.)
+# 2026-12-06 read 283 and then 346 on 7.2.)
 echo "50000 100000" >$CG/lim/cpu.max
 sleep 1
 measure 5 lim
