@@ -563,13 +563,10 @@ static double now_secs(void)
  */
 static int split_llcs(struct topo *t, struct cpu_order *co, const struct opts *o)
 {
-	bool little[LAVD_MAX_CPUS];
 	int nr_real = t->nr_llcs;
 	char err[256];
 
-	for (int cpu = 0; cpu < LAVD_MAX_CPUS; cpu++)
-		little[cpu] = !co->big[cpu];
-	if (topo_split_llcs(t, little, o->virt_llc_min, o->virt_llc_max, err, sizeof(err)) ||
+	if (topo_split_llcs(t, co->big, o->virt_llc_min, o->virt_llc_max, err, sizeof(err)) ||
 	    cpu_order_build(co, t, CPU_SYSFS, EM_DEBUGFS, !o->no_use_em, err, sizeof(err))) {
 		fprintf(stderr, "scx_lavd: --virt-llc: %s\n", err);
 		free(co);

@@ -276,13 +276,13 @@ int topo_vllc_size(int n, int min_cores, int max_cores)
 }
 
 /* cpu stands for a core (its first online CPU) of LLC llc and of the given type. */
-static bool heads_core(const struct topo *t, const bool *little, int cpu, int llc, int type)
+static bool heads_core(const struct topo *t, const bool *big, int cpu, int llc, int type)
 {
 	return t->online[cpu] && t->llc[cpu] == llc && t->core_id[cpu] == cpu &&
-	       (little && little[cpu]) == type;
+	       (big && !big[cpu]) == type;	/* type 0: big, 1: little */
 }
 
-int topo_split_llcs(struct topo *t, const bool *little, int min_cores, int max_cores,
+int topo_split_llcs(struct topo *t, const bool *big, int min_cores, int max_cores,
 		    char *err, int errlen)
 {
 	/* new LLC of each core, by the core's first CPU */
@@ -303,7 +303,7 @@ int topo_split_llcs(struct topo *t, const bool *little, int min_cores, int max_c
 
 			/* cores of this LLC and type, in CPU order (a core = its first CPU) */
 			for (int cpu = 0; cpu < t->nr_cpu_ids; cpu++)
-				n += heads_core(t, little, cpu, llc, type);
+				n += heads_core(t, big, cpu, llc, type);
 			if (!n)
 				continue;
 			size = topo_vllc_size(n, min_cores, max_cores);
@@ -314,7 +314,7 @@ int topo_split_llcs(struct topo *t, const bool *little, int min_cores, int max_c
 				return -1;
 			}
 			for (int cpu = 0; cpu < t->nr_cpu_ids; cpu++) {
-				if (!heads_core(t, little, cpu, llc, type))
+				if (!heads_core(t, big, cpu, llc, type))
 					continue;
 				core_vllc[cpu] = nr_new + (i / size < parts ? i / size : parts - 1);
 				i++;

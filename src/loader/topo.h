@@ -27,15 +27,16 @@ int topo_read(struct topo *t, const char *root, char *err, int errlen);
 /*
  * --virt-llc: split every LLC into virtual LLCs of min_cores..max_cores
  * cores each, as upstream scx_lavd does (scx_utils' topology): the cores of
- * one type (little[] marks the CPUs of the slower type; NULL: all one type)
+ * one type (big[] as cpu_order_build fills it, true for every CPU but the
+ * slower type's; NULL: all one type)
  * in one LLC are cut into n / size parts, size being the one in
  * [min_cores, max_cores] that leaves the smallest remainder (the smallest
  * such size on a tie; all n cores when n <= min_cores). The last part takes
  * the remainder. SMT siblings stay together. Rewrites t->llc and
  * t->nr_llcs; returns 0, or -1 with a message in err (too many LLCs,
- * sibling lists that disagree); t is then left half rewritten.
+ * sibling lists that disagree), t then unchanged.
  */
-int topo_split_llcs(struct topo *t, const bool *little, int min_cores, int max_cores,
+int topo_split_llcs(struct topo *t, const bool *big, int min_cores, int max_cores,
 		    char *err, int errlen);
 
 /* The part size topo_split_llcs uses for n cores (n >= 1, 1 <= min <= max). */

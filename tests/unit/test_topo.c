@@ -261,18 +261,18 @@ TEST(vllc_split_within_each_llc)
 TEST(vllc_split_by_core_type)
 {
 	struct topo *t = mk(12, llc_zero, core_self);
-	bool little[LAVD_MAX_CPUS] = { false };
+	bool big[LAVD_MAX_CPUS] = { false };
 	int seen_big[LAVD_MAX_LLCS] = { 0 }, seen_little[LAVD_MAX_LLCS] = { 0 };
 	char err[256];
 
-	for (int cpu = 4; cpu < 12; cpu++)
-		little[cpu] = true;
+	for (int cpu = 0; cpu < 4; cpu++)
+		big[cpu] = true;
 	/* 4 big cores: 2 parts of 2; 8 little ones: 4 parts of 2 */
-	CHECK_EQ(topo_split_llcs(t, little, 2, 8, err, sizeof(err)), 0);
+	CHECK_EQ(topo_split_llcs(t, big, 2, 8, err, sizeof(err)), 0);
 	CHECK_EQ(t->nr_llcs, 6);
 	for (int cpu = 0; cpu < 12; cpu++) {
 		CHECK(t->llc[cpu] >= 0 && t->llc[cpu] < 6);
-		(little[cpu] ? seen_little : seen_big)[t->llc[cpu]]++;
+		(big[cpu] ? seen_big : seen_little)[t->llc[cpu]]++;
 	}
 	for (int l = 0; l < 6; l++)
 		CHECK(!seen_big[l] != !seen_little[l]);	/* no virtual LLC mixes the types */
