@@ -1,7 +1,8 @@
 #!/bin/sh
 # Guest side of the reliability suite: the stress-ng class matrix and the
-# fault loops, all under scx_lavd. Run through tests/stress/run.sh (make
-# stress, full) or tests/vm/load.sh (make test, the short subset).
+# fault loops, all under scx_lavd. Run through tests/vm/tier-stress.sh (make
+# stress, full) or tests/vm/tier-vm.sh (make test, the short subset, in a
+# boot of its own).
 #
 #   sh tests/vm/stress.sh TAG full|short SECS
 #
