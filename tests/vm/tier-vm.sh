@@ -81,9 +81,9 @@ boot() { # NAME TIMEOUT_SECS -- tools/vm/run args (without --timeout/--out) -- c
 for k in ${LAVD_VM_KERNELS:-7.3 7.2}; do
 	# load.sh, then the short subset of the reliability suite (stress.sh), in
 	# boots of their own: a boot retried after a guest panic that is not ours
-	# (see boot) then repeats about 5 minutes of tests, not 10, and the tier
-	# stays within CI's 40 minutes (one retry of the joint boot took a run
-	# to 42).
+	# (see boot) then repeats at most ~440 s of tests, not ~590. A clean CI
+	# run takes ~32 min, so one retry should keep it under 40 (one retry of
+	# the joint boot took a run to 42).
 	boot "vm-$k" $((secs * 10 + 600)) --kernel "$k" --cpus 4 -- sh tests/vm/load.sh "vm-$k" "$secs"
 	boot "vm-$k-stress" 900 --kernel "$k" --cpus 4 -- sh tests/vm/stress.sh "vm-$k" short 10
 	# A second boot with two sockets (two LLCs): the cross-LLC paths.
