@@ -23,6 +23,8 @@ DUR=${2:-10}
 CG=/sys/fs/cgroup
 LO=140	# per mille of one CPU: 20 % -30 %
 HI=260	# ... +30 %
+LO50=350	# the same for 50 % (cpu.max changed at run time)
+HI50=650
 
 echo "== $TAG: cpu.max, kernel $(uname -r), $(nproc) CPUs, ${DUR}s"
 [ "$(state)" = disabled ] || fail precondition "sched_ext state is $(state)"
@@ -59,7 +61,8 @@ measure() {
 		eval "PM_$g=$(( (u1 - u0) * 1000 / (t1 - t0) ))"
 	done
 }
-in_band() { [ "$1" -ge $LO ] && [ "$1" -le $HI ]; }
+# in_band VALUE [LOW HIGH]: within LOW..HIGH (default $LO..$HI).
+in_band() { [ "$1" -ge "${2:-$LO}" ] && [ "$1" -le "${3:-$HI}" ]; }
 
 # 1. Without --enable-cpu-bw: cpu.max is not enforced by us.
 if start_lavd cbw_off; then
@@ -100,7 +103,7 @@ reap "$h3" 30; r3=$?
 # at 50 % (once 406), as if the new quota took hold a few seconds late. With
 # a second VM on the host, 2 of 20 such changes read under 350 too: most
 # likely host stalls delaying the timer rounds that return set-aside tasks
-# (README). Enforcement is "eventual": such a window is reported and one of
+# (README: gaps of up to ~950 ms in the statistics timer were counted). Enforcement is "eventual": such a window is reported and one of
 # the next two 5 s windows must be in the band. (A clean-clone CI run of
 # 2026-12-06 read 283 and then 346 on 7.2.)
 echo "50000 100000" >$CG/lim/cpu.max
@@ -109,7 +112,7 @@ measure 5 lim
 pm50=$PM_lim
 pm50_ok=$pm50
 for w in 2 3; do
-	[ "$pm50_ok" -ge 350 ] && [ "$pm50_ok" -le 650 ] && break
+	in_band "$pm50_ok" $LO50 $HI50 && break
 	echo "NOTE cpu_max_changed_at_run_time: 5 s window $((w - 1)) at 50 %: $pm50_ok per mille; measuring 5 s more"
 	measure 5 lim
 	pm50="$PM_lim (before: $pm50)"
@@ -140,10 +143,10 @@ if [ "$r3" = 0 ] && [ "$PM_free" -ge 1000 ]; then
 else
 	fail cpu_max_unlimited_free "free (max) used $PM_free per mille (want >= 1000), hogs rc $r3"
 fi
-if [ "$r1" = 0 ] && [ "$pm50_ok" -ge 350 ] && [ "$pm50_ok" -le 650 ] && [ "$pmmax" -ge 1000 ]; then
+if [ "$r1" = 0 ] && in_band "$pm50_ok" $LO50 $HI50 && [ "$pmmax" -ge 1000 ]; then
 	pass cpu_max_changed_at_run_time "lim at 50 %: $pm50 per mille, then at max: $pmmax"
 else
-	fail cpu_max_changed_at_run_time "lim at 50 %: $pm50 per mille (want 350..650), at max: $pmmax (want >= 1000)"
+	fail cpu_max_changed_at_run_time "lim at 50 %: $pm50 per mille (want $LO50..$HI50), at max: $pmmax (want >= 1000)"
 fi
 if [ "$st" = enabled ] && [ "$after" = "$before" ]; then
 	pass cpu_bw_stays_enabled
