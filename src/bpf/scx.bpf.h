@@ -83,11 +83,20 @@ static __always_inline void lavd_set_slice(struct task_struct *p, u64 slice_ns)
 		p->scx.slice = slice_ns;
 }
 
-/* Scheduler clock: rq clock based where available. */
+/*
+ * Scheduler clock (ns, CLOCK_MONOTONIC), the same in every callback and the
+ * timer. Not scx_bpf_now(), which upstream LAVD uses: it returns this CPU's
+ * rq clock while the kernel marks it valid, and on 7.2 and 7.3 it stayed
+ * "valid" on an idle CPU long after its last update. In the statistics timer
+ * (a softirq on an idle CPU) it read up to 870 ms behind
+ * bpf_ktime_get_ns() while throttled cgroups left the machine idle, so rounds
+ * saw no time pass, skipped cgroup period refills, then saw ~900 ms at once;
+ * that was the cpu.max under-delivery blamed on "timer gaps" before (the
+ * timer itself fired every 10 ms). In running/runnable it read up to 5-7 ms
+ * behind in the VM. One TSC read per call is the price.
+ */
 static __always_inline u64 lavd_now(void)
 {
-	if (bpf_ksym_exists(scx_bpf_now))
-		return scx_bpf_now();
 	return bpf_ktime_get_ns();
 }
 

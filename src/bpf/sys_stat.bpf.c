@@ -274,6 +274,9 @@ static void update_sys_stat(void)
 	cur_sample.interval_ns = last_timer_ns ? pol_sub_sat(now, last_timer_ns) :
 						 POL_SYS_STAT_INTERVAL_NS;
 	last_timer_ns = now;
+	/* Watches the clock as much as the timer (lavd_now in scx.bpf.h). */
+	if (cur_sample.interval_ns > stats.max_round_gap_ns)
+		stats.max_round_gap_ns = cur_sample.interval_ns;
 	cur_sample.nr_cpus = nr_cpus_onln;
 	cur_sample.nr_active = nr_cpus_onln;
 	cur_can_boost = pol_can_boost_slice(&sys, &cfg);

@@ -80,6 +80,7 @@ struct lavd_stats {
 	unsigned long long nr_active;		/* CPUs in use */
 	unsigned long long logical_clk;
 	unsigned long long nr_tasks;		/* tasks we hold context for */
+	unsigned long long max_round_gap_ns;	/* longest time between two statistics rounds */
 	/* power (pol_power.h) */
 	unsigned long long power_mode;		/* enum pol_power_mode in force */
 	unsigned long long nr_overflow;		/* CPUs outside the active set used for their own work */
