@@ -61,10 +61,25 @@ stop_lavd() {
 	reap "$LPID" 30
 }
 
-# stat_col LOGNAME COLUMN: that column of the last --stats line (found by its header).
+# stat_rows LOG FROM COLUMN...: of each --stats row after line FROM of LOG,
+# the named columns (found by the header, the line that starts with SEQ),
+# space-separated, one row per line. Nothing if a column is not in the header.
+stat_rows() {
+	_sr_f=$1 _sr_from=$2; shift 2
+	awk -v from="$_sr_from" -v want="$*" '
+		BEGIN { nw = split(want, w, " ") }
+		$1 == "SEQ" { for (j = 1; j <= nw; j++) { c[j] = 0; for (i = 1; i <= NF; i++) if ($i == w[j]) c[j] = i }; next }
+		NR > from && $1 ~ /^[0-9]+$/ {
+			for (j = 1; j <= nw; j++) if (!c[j]) next
+			line = ""
+			for (j = 1; j <= nw; j++) line = line (j > 1 ? " " : "") $(c[j])
+			print line
+		}' "$_sr_f"
+}
+
+# stat_col LOGNAME COLUMN: that column of the last --stats line (0 if none).
 stat_col() {
-	awk -v want="$2" '$1 == "SEQ" { for (i = 1; i <= NF; i++) if ($i == want) c = i; next }
-		c && $1 ~ /^[0-9]+$/ { v = $c } END { print v + 0 }' "/out/$1.log"
+	stat_rows "/out/$1.log" 0 "$2" | awk '{ v = $1 } END { print v + 0 }'
 }
 
 # max_wait_us LOG: the scheduler's longest runnable wait from its summary line.

@@ -216,10 +216,9 @@ if start_lavd power; then
 	wl=$(wakechain --fps 30 --stages 2 --work-us 300 --secs 6 --name light 2>&1)
 	r1=$(cpu_run_ns)
 	# the light phase's stats rows: how many had CPUs compacted away, and the fewest active
-	rows=$(awk -v n="$NCPU" -v from="$l0" '
-		$1 == "SEQ" { for (i = 1; i <= NF; i++) if ($i == "ACT-CPU") c = i; next }
-		NR > from && c && $1 ~ /^[0-9]+$/ { a = $c + 0; r++; if (a < n) k++; if (!m || a < m) m = a }
-		END { print r + 0, k + 0, m + 0 }' /out/power.log)
+	rows=$(stat_rows /out/power.log "$l0" ACT-CPU | awk -v n="$NCPU" '
+		{ a = $1 + 0; r++; if (a < n) k++; if (!m || a < m) m = a }
+		END { print r + 0, k + 0, m + 0 }')
 	set -- $rows
 	nrows=$1 ncomp=$2 act_light=$3
 	# CPUs that ran more than a tenth of the busiest one did
@@ -232,10 +231,9 @@ if start_lavd power; then
 	# exited shows the machine going back to balanced (a CI run on 7.2 read
 	# exactly that). Of the rows since the hogs started: the most CPUs
 	# active, and how many rows had all CPUs active in performance mode.
-	rows=$(awk -v n="$NCPU" -v from="$l1" '
-		$1 == "SEQ" { for (i = 1; i <= NF; i++) { if ($i == "ACT-CPU") a = i; if ($i == "POWER") p = i }; next }
-		NR > from && a && p && $1 ~ /^[0-9]+$/ { if ($a + 0 > m) m = $a + 0; if ($a + 0 == n && $p == "performance") k++ }
-		END { print m + 0, k + 0 }' /out/power.log)
+	rows=$(stat_rows /out/power.log "$l1" ACT-CPU POWER | awk -v n="$NCPU" '
+		{ if ($1 + 0 > m) m = $1 + 0; if ($1 + 0 == n && $2 == "performance") k++ }
+		END { print m + 0, k + 0 }')
 	set -- $rows
 	act_busy=$1 perf_rows=$2
 	st=$(state)

@@ -18,10 +18,7 @@ MAX_WAIT_US=1000000	# issue 6: the longest runnable wait stays below 1 s
 
 # Longest per-interval MAXWAITus of a stats log from line $2 on.
 interval_max_wait() { # LOG FROM_LINE
-	awk -v from="$2" '
-		$1 == "SEQ" { for (i = 1; i <= NF; i++) if ($i == "MAXWAITus") col = i; next }
-		NR >= from && col && $1 ~ /^[0-9]+$/ && $col + 0 > m { m = $col + 0 }
-		END { print m + 0 }' "$1"
+	stat_rows "$1" $(($2 - 1)) MAXWAITus | awk '$1 + 0 > m { m = $1 + 0 } END { print m + 0 }'
 }
 
 # Processes of a command that outlived it (a task left behind).
