@@ -180,8 +180,8 @@ sa=$(tail -3 /out/cbw.log)
 stop_lavd; lrc=$?
 reap "$h" 30; rc=$?
 grep -E 'summary|cpu_bw|EXIT' /out/cbw.log
-ev=$(sed -n 's/.*throttle_events=\([0-9]*\).*/\1/p' /out/cbw.log | tail -1)
-rel=$(sed -n 's/.*released=\([0-9]*\).*/\1/p' /out/cbw.log | tail -1)
+ev=$(log_num /out/cbw.log throttle_events)
+rel=$(log_num /out/cbw.log released)
 ncg=$(sed -n 's/.*cpu_bw:.* cgroups=\([0-9]*\).*/\1/p' /out/cbw.log | tail -1)
 if [ "$lrc" = 0 ] && [ "$rc" = 0 ] && wait_state disabled 15; then
 	pass cpu_bw_unload_while_throttled "loader rc 0, hogs finished under the fair class"
@@ -197,7 +197,7 @@ fi
 # The rounds that refill cgroup periods run every 10 ms by the scheduler's
 # clock; with the stale clock above they seemed 780-950 ms apart in every
 # such boot (a host stall in the VM may add some 100 ms, not that).
-gap=$(sed -n 's/.*max_round_gap_us=\([0-9]*\).*/\1/p' /out/cbw.log | tail -1)
+gap=$(log_num /out/cbw.log max_round_gap_us)
 if [ -n "$gap" ] && [ "$gap" -lt 300000 ]; then
 	pass cpu_bw_round_clock "longest time between statistics rounds: $gap us"
 else

@@ -82,10 +82,14 @@ stat_col() {
 	stat_rows "/out/$1.log" 0 "$2" | awk '{ v = $1 } END { print v + 0 }'
 }
 
-# max_wait_us LOG: the scheduler's longest runnable wait from its summary line.
-max_wait_us() {
-	sed -n 's/.*max_wait_us=\([0-9]*\).*/\1/p' "$1" | tail -1
+# log_num LOG KEY: the number after KEY= on the last line of LOG that has
+# one (the loader's summary lines are KEY=VALUE lists).
+log_num() {
+	sed -n "s/.*$2=\([0-9]*\).*/\1/p" "$1" | tail -1
 }
+
+# max_wait_us LOG: the scheduler's longest runnable wait from its summary line.
+max_wait_us() { log_num "$1" max_wait_us; }
 
 # Figures the reliability suite totals on the host (tier-stress.sh).
 figure() { echo "FIGURE $1 $2"; }

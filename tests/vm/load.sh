@@ -80,10 +80,10 @@ if [ $mrc = 0 ] && [ "$rows" -ge 5 ] && grep -q 'scheduler is gone' /out/monitor
 else
 	fail monitor "rc=$mrc rows=$rows: $(tail -3 /out/monitor.log)"
 fi
-acq=$(sed -n 's/.*lock_acquire=\([0-9]*\).*/\1/p' "$log" | tail -1)
+acq=$(log_num "$log" lock_acquire)
 how=$(grep 'futex tracking:' "$log")
 if [ -n "$acq" ] && [ "$acq" -gt 0 ] && echo "$how" | grep -q 'fexit probes'; then
-	pass futex_tracking "$acq lock acquisitions seen, $(sed -n 's/.*lock_boost=\([0-9]*\).*/\1/p' "$log" | tail -1) holder refills; ${how#scx_lavd: }"
+	pass futex_tracking "$acq lock acquisitions seen, $(log_num "$log" lock_boost) holder refills; ${how#scx_lavd: }"
 else
 	fail futex_tracking "no futex acquisition seen ('$acq') or not by fexit probes ('$how')"
 fi
@@ -102,7 +102,7 @@ unset LAVD_FUTEX_TRACEPOINTS
 if [ $started = 0 ]; then
 	run_workload stress_mutex stress-ng --mutex 2 --futex 1 -t "${DUR}s" --metrics-brief
 	stop_lavd
-	macq=$(sed -n 's/.*lock_acquire=\([0-9]*\).*/\1/p' /out/mutex.log | tail -1)
+	macq=$(log_num /out/mutex.log lock_acquire)
 	mhow=$(grep 'futex tracking:' /out/mutex.log)
 	if [ -n "$macq" ] && [ "$macq" -gt 0 ] && echo "$mhow" | grep -q 'system-call tracepoints' &&
 	   grep -q 'essential futex probe did not attach' /out/mutex.log; then
@@ -192,7 +192,7 @@ if start_lavd warm --warm-cpu-us 500; then
 	stress-ng --cpu "$NCPU" --pipe 2 -t "${DUR}s" >/dev/null 2>&1
 	st=$(state)
 	stop_lavd; rc=$?
-	ww=$(sed -n 's/.*warm_waits=\([0-9]*\).*/\1/p' /out/warm.log | tail -1)
+	ww=$(log_num /out/warm.log warm_waits)
 	mw=$(max_wait_us /out/warm.log)
 	if [ "$st" = enabled ] && [ $rc = 0 ] && [ -n "$mw" ] && [ "$mw" -lt $MAX_WAIT_US ]; then
 		pass warm_cpu "warm waits $ww, longest wait ${mw} us"
@@ -238,7 +238,7 @@ if start_lavd power; then
 	act_busy=$1 perf_rows=$2
 	st=$(state)
 	stop_lavd; rc=$?
-	sw=$(sed -n 's/.*mode_switches=\([0-9]*\).*/\1/p' /out/power.log | tail -1)
+	sw=$(log_num /out/power.log mode_switches)
 	if [ "$st" = enabled ] && [ $rc = 0 ] && [ "$act_light" -ge 1 ] && [ "$nrows" -ge 3 ] &&
 	   [ $((ncomp * 2)) -ge "$nrows" ] && [ "$act_busy" = "$NCPU" ] && [ "$perf_rows" -ge 2 ] &&
 	   [ "${sw:-0}" -gt 0 ]; then
