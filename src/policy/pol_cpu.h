@@ -72,17 +72,28 @@ POL_FN u64 pol_irq_util(u64 avg_fp)
 }
 
 /*
- * Fold an interval into the CPU's average lost share: 3/4 weight to a rise,
- * 1/8 to a fall. Not pol_ewma_asym: its small-value rule halves the average
- * on any quiet interval, and one quiet interval should not clear a CPU
- * that is disturbed most of the time.
+ * Fold an interval into the CPU's average lost share: 1/4 weight to a rise,
+ * 1/8 to a fall. A CPU that loses half of one interval or more (an RT hog:
+ * all of it) is turbulent at once; a lesser disturbance must last two or
+ * more intervals. A third of a single interval lost is not turbulence: in
+ * the VM a vCPU the host did not run for 3 ms while its guest was between
+ * two tasks looked so, and with a 3/4 rise that one interval made the CPU
+ * turbulent for some 150 ms (upstream averages over a 128 ms half-life, which
+ * takes some 25 ms to see an RT hog). Not pol_ewma_asym: its small-value
+ * rule halves the average on any quiet interval, and one quiet interval
+ * should not clear a CPU that is disturbed most of the time.
  */
 POL_FN u64 pol_lost_avg(u64 avg, u64 cur)
 {
 	u64 n;
 
-	if (cur >= avg)
-		return cur - (cur >> 2) + (avg >> 2);
+	if (cur > avg) {
+		n = avg - (avg >> 2) + (cur >> 2);
+		/* a 1/4 step can truncate to nothing: still move towards cur */
+		return n == avg ? avg + 1 : n;
+	}
+	if (cur == avg)
+		return avg;
 	n = avg - (avg >> 3) + (cur >> 3);
 	/* below 8 a 1/8 step truncates to nothing: still move towards cur */
 	return n == avg ? avg - 1 : n;

@@ -1123,19 +1123,46 @@ TEST(irq_avg)
 
 TEST(turbulence_rises_fast_decays_slow)
 {
-	u64 a = 0;
-	int up = 0, down = 0;
+	u64 a = 0, b;
+	int up = 0, down = 0, i;
 
+	/* an RT hog (all of an interval lost) makes a quiet CPU turbulent at once */
+	CHECK(pol_is_turbulent(pol_lost_avg(0, POL_SCALE)));
+	CHECK(pol_is_turbulent(pol_lost_avg(0, POL_SCALE / 2 + 4)));
+	/* a third of one interval lost does not, nor three such intervals 10 apart */
+	for (i = 0; i < 30; i++) {
+		a = pol_lost_avg(a, i % 10 ? 0 : POL_SCALE / 3);
+		CHECK(!pol_is_turbulent(a));
+	}
+	/* but two in a row do */
+	CHECK(pol_is_turbulent(pol_lost_avg(pol_lost_avg(0, POL_SCALE / 3), POL_SCALE / 3)));
+	/* a sustained share just above the threshold is reached, not approached forever */
+	a = 0;
+	while (!pol_is_turbulent(a) && up < 1000) {
+		a = pol_lost_avg(a, POL_TURBULENT_UTIL + 1);
+		up++;
+	}
+	CHECK(up < 1000);
+	CHECK_EQ(pol_lost_avg(a, a), a);
+	/* a CPU disturbed for long stays turbulent through a few quiet intervals */
+	a = 0;
+	up = 0;
 	while (!pol_is_turbulent(a) && up < 100) {
 		a = pol_lost_avg(a, 900);
 		up++;
 	}
+	CHECK_EQ(up, 1);
+	for (i = 0; i < 50; i++)
+		a = pol_lost_avg(a, 900);
 	while (pol_is_turbulent(a) && down < 1000) {
 		a = pol_lost_avg(a, 0);
 		down++;
 	}
-	CHECK(up <= 2);
 	CHECK(down > up * 5);
+	/* and every step moves towards the sample, even by 1 */
+	b = pol_lost_avg(7, 8);
+	CHECK_EQ(b, 8);
+	CHECK_EQ(pol_lost_avg(8, 7), 7);
 	CHECK(!pol_is_turbulent(POL_TURBULENT_UTIL));
 	CHECK(pol_is_turbulent(POL_TURBULENT_UTIL + 1));
 	CHECK(pol_wants_steady(101, 100));

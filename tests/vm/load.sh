@@ -130,10 +130,13 @@ if start_lavd turb; then
 	sleep 2
 	turbi=$(turb_now turb)
 	# Our own load, read once a second for 4 s. One reading of 4 may show
-	# a CPU turbulent: seen once in the CI runs so far (1 CPU, in the single
-	# reading then taken just after the load), most likely a vCPU the host
-	# did not run, which looks like a CPU losing time under plain TCG. A
-	# real misclassification shows in most readings.
+	# a CPU turbulent. Traced in the guest: under plain TCG the host (2
+	# cores for 4 vCPUs) stops a vCPU for some ms; when that lands between
+	# two tasks the interval shows time neither idle nor ours, as on a CPU
+	# that lost it. Until the lost-time average rose by 1/4 instead of 3/4
+	# per interval, one such interval made the CPU turbulent for ~150 ms
+	# and a CI run had 2 of 4 readings so (2 and 4 of 144 in guest loops;
+	# 0 of 144 since). A real misclassification shows in most readings.
 	stress-ng --cpu "$NCPU" -t 4s >/dev/null 2>&1 &
 	S=$!
 	turb0s=""
