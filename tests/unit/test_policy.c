@@ -1123,7 +1123,7 @@ TEST(irq_avg)
 
 TEST(turbulence_rises_fast_decays_slow)
 {
-	u64 a = 0, b;
+	u64 a = 0;
 	int up = 0, down = 0, i;
 
 	/* an RT hog (all of an interval lost) makes a quiet CPU turbulent at once */
@@ -1160,8 +1160,7 @@ TEST(turbulence_rises_fast_decays_slow)
 	}
 	CHECK(down > up * 5);
 	/* and every step moves towards the sample, even by 1 */
-	b = pol_lost_avg(7, 8);
-	CHECK_EQ(b, 8);
+	CHECK_EQ(pol_lost_avg(7, 8), 8);
 	CHECK_EQ(pol_lost_avg(8, 7), 7);
 	CHECK(!pol_is_turbulent(POL_TURBULENT_UTIL));
 	CHECK(pol_is_turbulent(POL_TURBULENT_UTIL + 1));

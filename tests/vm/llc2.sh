@@ -52,8 +52,8 @@ after=$(scx_errors | wc -l)
 stop_lavd
 sum=$(grep summary /out/llc2.log | tail -1)
 echo "$sum"
-xs=$(echo "$sum" | sed -n 's/.*xllc_steal=\([0-9]*\).*/\1/p')
-ps=$(echo "$sum" | sed -n 's/.*plan_steal=\([0-9]*\).*/\1/p')
+xs=$(log_num /out/llc2.log xllc_steal)
+ps=$(log_num /out/llc2.log plan_steal)
 mw=$(max_wait_us /out/llc2.log)
 if [ "$st" = enabled ] && [ "$rh" = 0 ] && [ "$rl" = 0 ] && [ "$after" = "$before" ] &&
    [ "${xs:-0}" -gt 0 ] && [ "${ps:-0}" -gt 0 ] && [ "${mw:-99999999}" -lt "$MAX_WAIT_US" ]; then
