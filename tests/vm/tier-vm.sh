@@ -6,7 +6,9 @@
 # Each boot's guest output streams here as it comes. A boot that fails
 # before its guest script printed anything (QEMU died, the guest never
 # reached init: nothing of ours had run yet) is booted once more; the first
-# attempt is still reported. At the end, a recap: one line per boot, and a
+# attempt is still reported. So is a boot whose guest kernel reported an RCU
+# stall before any BPF scheduler was enabled (tools/vm/run --stall-exit,
+# exit 126): that stall began before anything of ours ran. At the end, a recap: one line per boot, and a
 # FAIL line with the reason for each boot that failed without a failing
 # test of its own (a CI log often shows only its last lines).
 set -uo pipefail
@@ -37,7 +39,7 @@ boot() { # NAME TIMEOUT_SECS -- tools/vm/run args (without --timeout/--out) -- c
 	for try in 1 2; do
 		rm -rf "$out"
 		t0=$(date +%s)
-		tools/vm/run --timeout "$tmo" --out "$out" "$@" 2>"$out.stderr" | tee "$out.stdout"
+		tools/vm/run --stall-exit --timeout "$tmo" --out "$out" "$@" 2>"$out.stderr" | tee "$out.stdout"
 		r=${PIPESTATUS[0]}
 		el=$(($(date +%s) - t0))
 		if [ "$r" = 0 ]; then
@@ -51,6 +53,12 @@ boot() { # NAME TIMEOUT_SECS -- tools/vm/run args (without --timeout/--out) -- c
 		if [ "$try" = 1 ] && ! grep -q '^== ' "$out.stdout"; then
 			cp "$out.stderr" "$out.stderr.try1"
 			recap+=("NOTE $name: attempt 1 failed before the guest script ran (VM exit $r after ${el}s: $(grep -E '^vm/run' "$out.stderr" | tail -1)); booted again")
+			echo "${recap[-1]}"
+			continue
+		fi
+		if [ "$try" = 1 ] && [ "$r" = 126 ]; then
+			cp "$out.stderr" "$out.stderr.try1"; cp "$out.stdout" "$out.stdout.try1"
+			recap+=("NOTE $name: attempt 1: the guest kernel reported an RCU stall before any BPF scheduler was enabled, after ${el}s ($(grep -m1 -A1 '^vm/run: STALL' "$out.stderr" | tail -1 | sed 's/^vm\/run: *//')); booted again")
 			echo "${recap[-1]}"
 			continue
 		fi
