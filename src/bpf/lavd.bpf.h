@@ -122,7 +122,7 @@ u64 logical_clk = POL_DL_COMPETE_WINDOW_NS;
 u64 nr_llc_runs;
 u64 nr_tasks;
 u64 last_timer_ns;
-u64 tick_ns_est;	/* the tick period, pol_tick_learn; 0 until two ticks were seen */
+u64 tick_state;	/* the tick period as learnt (pol_tick_learn); read with pol_tick_period */
 
 struct lavd_exit_info uei;
 char uei_dump[LAVD_EXIT_DUMP_LEN];

@@ -20,7 +20,8 @@ static __always_inline bool read_run(s32 cpu, struct pol_cpu_run *r)
 	r->lat_cri = READ_ONCE(cc->running_lat_cri);
 	r->flags = READ_ONCE(cc->run_flags);
 	r->est_stop_ns = pol_real_stop(READ_ONCE(cc->est_stop_ns), r->flags & POL_RUN_SLICE_BOUND,
-				       READ_ONCE(cc->last_tick_ns), READ_ONCE(tick_ns_est));
+				       READ_ONCE(cc->last_tick_ns),
+				       pol_tick_period(READ_ONCE(tick_state)));
 	return true;
 }
 
@@ -133,7 +134,7 @@ static void try_preempt(struct task_struct *p, struct task_ctx *tc, s32 prev_cpu
 	cc = get_cpu_ctx(bpf_get_smp_processor_id());
 	if (preempt_kick ||
 	    pol_preempt_needs_ipi(pol_tick_wait(now, READ_ONCE(vc->last_tick_ns),
-						READ_ONCE(tick_ns_est)),
+						pol_tick_period(READ_ONCE(tick_state))),
 				  POL_PREEMPT_TICK_WAIT_NS)) {
 		scx_bpf_kick_cpu(best, SCX_KICK_PREEMPT);
 		if (cc)

@@ -327,8 +327,8 @@ void BPF_STRUCT_OPS(lavd_tick, struct task_struct *p)
 	pc_learn_at_tick();
 	if (cc) {
 		if (cc->last_tick_ns)
-			WRITE_ONCE(tick_ns_est, pol_tick_learn(READ_ONCE(tick_ns_est),
-							       pol_sub_sat(now, cc->last_tick_ns)));
+			WRITE_ONCE(tick_state, pol_tick_learn(READ_ONCE(tick_state),
+							      pol_sub_sat(now, cc->last_tick_ns)));
 		WRITE_ONCE(cc->last_tick_ns, now);
 	}
 	if (tc) {

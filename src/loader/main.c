@@ -511,13 +511,14 @@ static void print_summary(struct lavd *skel, const struct lavd_stats *live)
 	       "xllc_steal=%llu plan_steal=%llu preempt=%llu preempt_ipi=%llu irq_wakeups=%llu "
 	       "softirq_wakeups=%llu irq_by=%s revoke=%llu lock_acquire=%llu lock_boost=%llu "
 	       "turbulent_placements=%llu warm_waits=%llu max_wait_us=%llu slice_us=%llu avg_lat_cri=%llu "
-	       "max_lat_cri=%llu max_wait_task=%.16s/%llu max_round_gap_us=%llu\n",
+	       "max_lat_cri=%llu max_wait_task=%.16s/%llu max_round_gap_us=%llu tick_us=%llu\n",
 	       s.seq, s.nr_sched, s.nr_sched_lat_cri, s.nr_direct, s.nr_sync_local, s.nr_xllc_steal, s.nr_plan_steal,
 	       s.nr_preempt, s.nr_preempt_ipi, s.nr_irq_wake, s.nr_softirq_wake,
 	       s.irq_by_count ? "preempt_count" : "idle_signature",
 	       s.nr_revoke, s.nr_lock_acquire, s.nr_lock_boost, s.nr_turb_place, s.nr_warm_wait,
 	       w->wait_ns / 1000, s.slice_ns / 1000, s.avg_lat_cri, s.max_lat_cri,
-	       w->pid ? w->comm : "-", w->pid, s.max_round_gap_ns / 1000);
+	       w->pid ? w->comm : "-", w->pid, s.max_round_gap_ns / 1000,
+	       (unsigned long long)pol_tick_period(skel->bss->tick_state) / 1000);
 	printf("scx_lavd: power: mode=%s active_cpus=%llu overflow_cpus=%llu pco_state=%llu "
 	       "use_cap=%llu req_cap=%llu mode_ms=%llu/%llu/%llu mode_switches=%llu sched_big=%llu "
 	       "sched_perf_cri=%llu thr_perf_cri=%llu cpuperf_sets=%llu\n",

@@ -67,6 +67,7 @@ typedef int64_t s64;
 #endif
 
 POL_FN u64 pol_min(u64 a, u64 b) { return a < b ? a : b; }
+POL_FN u64 pol_absdiff(u64 a, u64 b) { return a > b ? a - b : b - a; }
 POL_FN u64 pol_max(u64 a, u64 b) { return a > b ? a : b; }
 POL_FN u64 pol_clamp(u64 v, u64 lo, u64 hi)
 {

@@ -155,6 +155,15 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		out[0] = pol_futex_classify(in[0], (s64)in[1]);
 		out[1] = pol_futex_classify(in[0] & 15, (s64)(in[1] & 3) - 1);
 		out[2] = pol_hardirq_mask((u32)in[2]);
+		{
+			/* The tick vote, from states and gaps it can meet: a gap near a whole number of periods. */
+			u64 est = in[3] & POL_TICK_EST_MASK;
+			u64 gap = pol_mul_sat(est, in[4] % 4) + in[5] % (1 + (est >> 3));
+
+			out[3] = pol_tick_learn(pol_tick_pack(est, in[4] % 20), gap);
+			out[4] = pol_tick_period(out[3]);
+			out[5] = pol_tick_period(in[6]);
+		}
 		break;
 	case OP_TURBULENCE:
 		out[0] = pol_lost_util(in[0], in[1], in[2], in[6]);
