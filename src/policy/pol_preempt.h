@@ -166,14 +166,18 @@ POL_FN bool pol_preempt_needs_ipi(u64 tick_wait_ns, u64 wait_max_ns)
  * of preemptions in such runs instead of 99.8 %). Learnt as below: 3999-4008
  * us in six repetitions.
  *
- * So the estimate is voted on: a gap within 1/16 of a whole number of
- * estimated periods agrees, raises the confidence (at most
- * POL_TICK_CONF_MAX) and refines the estimate by 1/8 of its own error;
- * any other gap lowers the confidence, and replaces the estimate when
- * there is none left. A late tick and the short gap after it cost two
- * votes; a wrong first estimate (a gap of several periods) is replaced
- * after a few true ones. It is used (pol_tick_period) only from
- * POL_TICK_CONF_USE votes on.
+ * So the estimate is voted on. A gap within 1/16 of the estimate agrees:
+ * it raises the confidence (at most POL_TICK_CONF_MAX) and moves the
+ * estimate by 1/8 of the difference. A gap within 1/16 of a whole number
+ * of periods (ticks skipped while idle) changes nothing once the estimate
+ * is trusted, and counts against it before: else a first gap of half the
+ * period (after a tick late by that much) would be confirmed by every true
+ * gap, as two of its periods. Any other gap lowers the confidence, and
+ * replaces the estimate when there is none left. A late tick and the short
+ * gap after it cost two votes; a wrong first estimate is replaced after a
+ * few true gaps. It is used (pol_tick_period) only from POL_TICK_CONF_USE
+ * votes on: only gaps of about one estimated period, seen that often,
+ * make it trusted.
  *
  * State, one u64 so that CPUs racing on it never mix two halves: the
  * estimate in the low POL_TICK_EST_BITS bits (ns), the confidence above.
@@ -201,7 +205,7 @@ POL_FN u64 pol_tick_period(u64 state)
 POL_FN u64 pol_tick_learn(u64 state, u64 gap_ns)
 {
 	u64 est = state & POL_TICK_EST_MASK, conf = state >> POL_TICK_EST_BITS;
-	u64 k, whole, per_ns;
+	u64 k, whole;
 
 	if (gap_ns < POL_TICK_GAP_MIN_NS || gap_ns > POL_TICK_EST_MASK)
 		return state;
@@ -211,9 +215,12 @@ POL_FN u64 pol_tick_learn(u64 state, u64 gap_ns)
 	k = pol_div(gap_ns + est / 2, est);
 	whole = k * est;	/* < 2 * gap_ns + est: no overflow at 40 bits */
 	if (k && pol_absdiff(gap_ns, whole) <= est >> POL_TICK_TOL_SHIFT) {
-		per_ns = pol_div(gap_ns, k);
-		est = per_ns >= est ? est + ((per_ns - est) >> 3) : est - ((est - per_ns) >> 3);
-		return pol_tick_pack(est, pol_min(conf + 1, POL_TICK_CONF_MAX));
+		if (k == 1) {
+			est = gap_ns >= est ? est + ((gap_ns - est) >> 3) : est - ((est - gap_ns) >> 3);
+			return pol_tick_pack(est, pol_min(conf + 1, POL_TICK_CONF_MAX));
+		}
+		if (conf >= POL_TICK_CONF_USE)
+			return state;
 	}
 	if (conf > 1)
 		return pol_tick_pack(est, conf - 1);

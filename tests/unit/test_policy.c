@@ -982,11 +982,14 @@ TEST(tick_period_is_voted_on)
 	for (i = 0; i < 2; i++)
 		st = pol_tick_learn(st, 4 * ms);
 	CHECK_EQ(pol_tick_period(st), 0);	/* three votes */
-	st = pol_tick_learn(st, 8 * ms);	/* skipped ticks agree too */
+	st = pol_tick_learn(st, 4 * ms);
 	CHECK_EQ(pol_tick_period(st), 4 * ms);
 	for (i = 0; i < 20; i++)
-		st = pol_tick_learn(st, 12 * ms);
+		st = pol_tick_learn(st, 4 * ms);
 	CHECK_EQ(st >> POL_TICK_EST_BITS, POL_TICK_CONF_MAX);
+	/* Skipped ticks, once trusted: no vote either way. */
+	CHECK_EQ(pol_tick_learn(st, 12 * ms), st);
+	CHECK_EQ(pol_tick_learn(st, 8 * ms + 100000), st);
 	CHECK_EQ(pol_tick_period(st), 4 * ms);
 
 	/* A tick 1.5 ms late: the gap before it is long, the one after short. */
@@ -998,8 +1001,8 @@ TEST(tick_period_is_voted_on)
 	/* Jitter within 1/16 agrees and moves the estimate by 1/8 of it. */
 	st = pol_tick_learn(st, 4 * ms + 80000);
 	CHECK_EQ(pol_tick_period(st), 4 * ms + 10000);
-	st = pol_tick_learn(st, 8 * ms);	/* 4 ms per period: back down by 1/8 */
-	CHECK_EQ(pol_tick_period(st), 4 * ms + 10000 - 1250);
+	st = pol_tick_learn(st, 4 * ms - 70000);
+	CHECK_EQ(pol_tick_period(st), 4 * ms);
 
 	/* Not ticks, or absurd: ignored. */
 	CHECK_EQ(pol_tick_learn(st, 50000), st);
@@ -1007,6 +1010,21 @@ TEST(tick_period_is_voted_on)
 	CHECK_EQ(pol_tick_learn(0, 50000), 0);
 	/* A state that no learning produced starts afresh. */
 	CHECK_EQ(pol_tick_learn(POL_U64_MAX, 4 * ms), pol_tick_pack(4 * ms, 1));
+}
+
+/*
+ * A first gap of half the period (a tick 2 ms late, then one on time):
+ * every true gap is two of those, yet the period learnt is the true one.
+ */
+TEST(tick_period_not_fooled_by_a_half_gap)
+{
+	const u64 ms = 1000000;
+	u64 st = pol_tick_learn(0, 2 * ms);
+	int i;
+
+	for (i = 0; i < 8; i++)
+		st = pol_tick_learn(st, 4 * ms);
+	CHECK_EQ(pol_tick_period(st), 4 * ms);
 }
 
 /*
