@@ -67,7 +67,9 @@
  *  preempt (pol_preempt.h): can_preempt equals its documented rules;
  *    victim_better is a strict total order; should_preempt as documented;
  *    est_stop in [now, now + min(avg, slice)]; futex_classify a valid event,
- *    a function of (op & 0x7f) and ret.
+ *    a function of (op & 0x7f) and ret; tick_learn ignores non-ticks, and
+ *    otherwise starts afresh, loses a vote, or gains one and moves 1/8 of
+ *    the way to the gap (confidence capped); tick_period only when trusted.
  *  cpu (pol_cpu.h): lost_util in 0..POL_SCALE and within 1 of exact; lost_avg
  *    moves towards the sample (strictly down when below); turbulent iff
  *    > 1/8; warmth in 0..POL_SCALE, 0 off its CPU, only decays while away,
@@ -987,6 +989,37 @@ static void op_cfg_raw(struct fz_in *in)
 	(void)pol_should_preempt(fz_val32(in), fz_val(in), fz_u8(in) & 1, &c);
 }
 
+/*
+ * The tick vote: a gap that is no tick leaves the state alone; otherwise the
+ * state starts afresh on the gap, loses one vote, stays, or gains one and
+ * moves its estimate towards the gap by 1/8 of the way (truncated); the
+ * confidence never passes its cap; a period is vouched for only from
+ * POL_TICK_CONF_USE votes on.
+ */
+static void check_tick_learn(u64 st, u64 gap)
+{
+	u64 st2 = pol_tick_learn(st, gap);
+	u64 e0 = st & POL_TICK_EST_MASK, c0 = st >> POL_TICK_EST_BITS;
+	u64 e2 = st2 & POL_TICK_EST_MASK, c2 = st2 >> POL_TICK_EST_BITS;
+
+	NOTE("tick st=%#llx gap=%llu -> %#llx", (unsigned long long)st, (unsigned long long)gap,
+	     (unsigned long long)st2);
+	if (gap < POL_TICK_GAP_MIN_NS || gap > POL_TICK_EST_MASK) {
+		INV(st2 == st);
+	} else if (st2 != st) {
+		INV(c2 <= POL_TICK_CONF_MAX);
+		if (!(c2 == 1 && e2 == gap)) {
+			if (c2 + 1 == c0) {
+				INV(e2 == e0);
+			} else {
+				INV(c2 == c0 + 1 || (c2 == POL_TICK_CONF_MAX && c0 == c2));
+				INV(e2 == (gap >= e0 ? e0 + ((gap - e0) >> 3) : e0 - ((e0 - gap) >> 3)));
+			}
+		}
+	}
+	INV(pol_tick_period(st2) == (c2 >= POL_TICK_CONF_USE ? e2 : 0));
+}
+
 static void op_preempt(struct fz_in *in, const struct pol_cfg *c)
 {
 	struct pol_cpu_run a, b;
@@ -1014,6 +1047,7 @@ static void op_preempt(struct fz_in *in, const struct pol_cfg *c)
 	est = pol_est_stop(now, avg, slice);
 	INV(est >= now);
 	INV(est == sat128((u128)now + umin(avg, slice)));
+	check_tick_learn(fz_val(in), fz_val(in));
 }
 
 static void op_futex(struct fz_in *in)
