@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * dsq.bpf.c - queueing: select_cpu, enqueue, dequeue and dispatch.
+ * dsq.bpf.c - queueing: select_cpu, enqueue and dispatch.
  *
  * Waking tasks go straight to an idle CPU when there is one. Otherwise a
  * task waits in its LLC's dispatch queue, ordered by virtual deadline. A CPU
@@ -78,6 +78,7 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 	u64 slice = READ_ONCE(sys.slice_ns);
 	struct pol_domain *d;
 	bool is_idle = false;
+	u32 depth = 0;
 	s32 cpu, llc;
 
 	if (!tc) {
@@ -85,6 +86,13 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice, enq_flags);
 		return;
 	}
+	/*
+	 * Back in the queue without having run: its properties changed
+	 * (affinity, nice, policy) while it waited. Its old place stops
+	 * counting here rather than in ops.dequeue, which 7.x calls at every
+	 * dispatch from our queues: one callback fewer per context switch.
+	 */
+	unaccount_queued(tc);
 	if (enq_flags & SCX_ENQ_WAKEUP)
 		tc->ctx |= POL_CTX_WAKEUP;
 	task_update_deadline(p, tc);
@@ -133,9 +141,14 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 	tc->queued_llc = llc;
 	tc->queued_wgt = pol_max(p->scx.weight, 1);
 	d = llc_dom(llc);
+	/*
+	 * The depth it joins, for the longest-wait record, from our own count
+	 * of the queue: asking the kernel (scx_bpf_dsq_nr_queued) costs a
+	 * hash lookup of the queue at every enqueue.
+	 */
 	if (d) {
 		__sync_fetch_and_add(&d->queued_wgt, tc->queued_wgt);
-		__sync_fetch_and_add(&d->nr_queued, 1);
+		depth = (u32)__sync_fetch_and_add(&d->nr_queued, 1);
 	}
 	/* Only some CPUs can take it: compaction must not drop them all (power.bpf.c). */
 	if (p->nr_cpus_allowed < nr_cpus_onln) {
@@ -143,7 +156,7 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 		__sync_fetch_and_add(&nr_queued_affn, 1);
 	}
 	note_enq(tc, LAVD_VIA_LLC);
-	tc->enq_depth = (u32)scx_bpf_dsq_nr_queued(LLC_DSQ(llc));
+	tc->enq_depth = depth;
 	tc->llc_runs_at_enq = READ_ONCE(nr_llc_runs);
 	scx_bpf_dsq_insert_vtime(p, LLC_DSQ(llc), slice, tc->vdeadline, enq_flags);
 	if (!kick_idle_in_llc(p, llc))
@@ -164,14 +177,6 @@ void BPF_STRUCT_OPS(lavd_update_idle, s32 cpu, bool idle)
 		cc->idle_ns += pol_sub_sat(now, cc->idle_since_ns);
 		cc->idle_since_ns = 0;
 	}
-}
-
-void BPF_STRUCT_OPS(lavd_dequeue, struct task_struct *p, u64 deq_flags)
-{
-	struct task_ctx *tc = get_task_ctx(p);
-
-	if (tc)
-		unaccount_queued(tc);
 }
 
 /*

@@ -127,17 +127,16 @@ SEC(".struct_ops.link")
 struct sched_ext_ops lavd_ops = {
 	.select_cpu	= (void *)lavd_select_cpu,
 	.enqueue	= (void *)lavd_enqueue,
-	.dequeue	= (void *)lavd_dequeue,
 	.update_idle	= (void *)lavd_update_idle,
 	.dispatch	= (void *)lavd_dispatch,
 	.runnable	= (void *)lavd_runnable,
 	.running	= (void *)lavd_running,
 	.tick		= (void *)lavd_tick,
 	.stopping	= (void *)lavd_stopping,
-	.quiescent	= (void *)lavd_quiescent,
 	.init_task	= (void *)lavd_init_task,
 	.exit_task	= (void *)lavd_exit_task,
 	.enable		= (void *)lavd_enable,
+	.disable	= (void *)lavd_disable,
 	/* cleared by the loader unless --enable-cpu-bw */
 	.cgroup_init	= (void *)lavd_cgroup_init,
 	.cgroup_exit	= (void *)lavd_cgroup_exit,

@@ -25,8 +25,6 @@ struct task_ctx {
 	s32 idle_cpu;		/* idle CPU claimed in select_cpu, -1 if none */
 	u8 slice_boosted;
 	u8 greedy;		/* received more than its peers (no preemption) */
-	u8 lock_holder;		/* holds a user-space lock (futex), this run */
-	u8 lock_refilled;	/* its slice was refilled once for the lock */
 	u32 futex_op;		/* futex(2) op in flight + 1, 0 if none */
 	u8 warm_wait;		/* select_cpu chose to wait for the warm prev CPU */
 	u64 exec_at_running;	/* p->se.sum_exec_runtime at ops.running */

@@ -298,7 +298,9 @@ void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
 	cc->running_wgt = p->scx.weight;
 	cc->est_stop_ns = pol_est_stop(now, tc->st.avg_runtime_ns, sl.slice_ns);
 	cc->run_gen++;
-	cc->run_flags = POL_RUN_ACTIVE | (tc->lock_holder ? POL_RUN_LOCK_HOLDER : 0) |
+	cc->lock_refilled = 0;
+	/* No lock is held yet: the futex probes mark one during the run (lock.bpf.c). */
+	cc->run_flags = POL_RUN_ACTIVE |
 			(tc->st.avg_runtime_ns >= sl.slice_ns ? POL_RUN_SLICE_BOUND : 0) |
 			(cc->run_gen << POL_RUN_GEN_SHIFT);
 
@@ -337,6 +339,25 @@ void BPF_STRUCT_OPS(lavd_tick, struct task_struct *p)
 	}
 }
 
+/*
+ * ops.stopping with runnable false: the task leaves the run queue while it
+ * runs. It does that to sleep (or to die), with its state already set to
+ * one of the sleeping states, or for a change of its properties (affinity,
+ * policy, nice) made while it ran, in state TASK_RUNNING.
+ *
+ * This stands in for ops.quiescent, which the kernel calls right after
+ * (a task only goes to sleep while it runs, so a sleep always passes here
+ * first): one callback fewer per sleep, each one a trampoline with its
+ * RCU and migration bookkeeping around it. A task that prepared to sleep
+ * and had a property changed before it called schedule() counts that
+ * sleep twice: one extra sample of the wait frequency's average
+ * (pol_ewma, weight 1/8).
+ */
+static __always_inline bool going_to_sleep(const struct task_struct *p)
+{
+	return READ_ONCE(p->__state) != 0;	/* TASK_RUNNING */
+}
+
 void BPF_STRUCT_OPS(lavd_stopping, struct task_struct *p, bool runnable)
 {
 	s32 cpu = scx_bpf_task_cpu(p);
@@ -356,6 +377,13 @@ void BPF_STRUCT_OPS(lavd_stopping, struct task_struct *p, bool runnable)
 	if (cc) {
 		u64 since = cc->ours_since_ns;
 
+		/*
+		 * A lock holder's protection lasts for this run only (a missed
+		 * release cannot leak); its next criticality gets a one-off
+		 * boost instead.
+		 */
+		if (READ_ONCE(cc->run_flags) & POL_RUN_LOCK_HOLDER)
+			tc->ctx |= POL_CTX_LOCK_BOOST;
 		cc->running_boosted = 0;
 		cc->running_wgt = 0;
 		cc->run_flags = 0;
@@ -364,28 +392,11 @@ void BPF_STRUCT_OPS(lavd_stopping, struct task_struct *p, bool runnable)
 			cc->ours_since_ns = 0;
 		}
 	}
-	/*
-	 * A lock holder's protection lasts for this run only (a missed release
-	 * cannot leak); its next criticality gets a one-off boost instead.
-	 */
-	if (tc->lock_holder) {
-		tc->lock_holder = 0;
-		tc->ctx |= POL_CTX_LOCK_BOOST;
-	}
-	tc->lock_refilled = 0;
 	/* Still runnable: it waits again from now (preempted or slice over). */
 	if (runnable)
 		tc->wait_since_ns = now;
-}
-
-void BPF_STRUCT_OPS(lavd_quiescent, struct task_struct *p, u64 deq_flags)
-{
-	struct task_ctx *tc = get_task_ctx(p);
-
-	if (!tc)
-		return;
-	pol_task_on_quiescent(&tc->st, lavd_now(), deq_flags & SCX_DEQ_SLEEP);
-	tc->wait_since_ns = 0;
+	else if (going_to_sleep(p))
+		pol_task_on_quiescent(&tc->st, now, true);
 }
 
 s32 BPF_STRUCT_OPS(lavd_init_task, struct task_struct *p, struct scx_init_task_args *args)
@@ -418,8 +429,6 @@ s32 BPF_STRUCT_OPS(lavd_init_task, struct task_struct *p, struct scx_init_task_a
 	tc->idle_cpu = -1;
 	tc->slice_boosted = 0;
 	tc->greedy = 0;
-	tc->lock_holder = 0;
-	tc->lock_refilled = 0;
 	tc->futex_op = 0;
 	tc->warm_wait = 0;
 	tc->exec_at_running = tc->exec_at_account;
@@ -438,6 +447,19 @@ void BPF_STRUCT_OPS(lavd_exit_task, struct task_struct *p, struct scx_exit_task_
 	if (tc)
 		unaccount_queued(tc);
 	__sync_fetch_and_sub(&nr_tasks, 1);
+}
+
+/*
+ * Leaving us for another scheduling class (policy changed to RT, say),
+ * perhaps while queued: its queued load stops counting now, not at its
+ * exit or return.
+ */
+void BPF_STRUCT_OPS(lavd_disable, struct task_struct *p)
+{
+	struct task_ctx *tc = get_task_ctx(p);
+
+	if (tc)
+		unaccount_queued(tc);
 }
 
 void BPF_STRUCT_OPS(lavd_enable, struct task_struct *p)

@@ -114,6 +114,7 @@ struct cpu_ctx {
 	u32 run_flags;		/* pol_cpu_run: enum pol_run_flags */
 	u32 run_gen;		/* runs started here, for run_flags' upper bits */
 	u8 running_boosted;
+	u8 lock_refilled;	/* this run's slice was refilled once for its lock */
 	u64 running_wgt;	/* p->scx.weight of what runs here, 0 when none */
 	/* counters for the current 10 ms interval, reset by the timer */
 	u64 busy_ns;

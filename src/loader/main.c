@@ -124,13 +124,13 @@ static bool btf_has_member(const struct btf *btf, const char *st, const char *me
 }
 
 /*
- * Futex tracking: fexit probes on the kernel's futex functions when its
- * BTF has them (only futex calls pay), else the system-call tracepoints
+ * Futex tracking: probes on the kernel's futex functions (fexit on the
+ * waits, fentry on the wakes: lock.bpf.c) when its BTF has them (only futex calls pay), else the system-call tracepoints
  * (every system call pays while they are attached: lock.bpf.c).
  */
 struct futex_probe {
 	struct bpf_program *prog;
-	const char *func;	/* kernel function of an fexit probe; NULL: a tracepoint */
+	const char *func;	/* kernel function of a probe; NULL: a tracepoint */
 	bool essential;		/* without it the probes see no lock: use the tracepoints */
 	struct bpf_link *link;
 };
@@ -154,7 +154,7 @@ static bool btf_has_func(const struct btf *btf, const char *func)
 }
 
 /*
- * Sets autoload; returns true if the fexit probes were chosen. The
+ * Sets autoload; returns true if the kernel-function probes were chosen. The
  * tracepoint programs are loaded either way (small, a fraction of a second
  * of verifier time): they are the fallback when an essential probe loads
  * but cannot attach (futex_attach).
@@ -162,7 +162,7 @@ static bool btf_has_func(const struct btf *btf, const char *func)
 static bool futex_choose(struct futex_probe *fp, int n, bool off)
 {
 	struct btf *btf = off ? NULL : btf__load_vmlinux_btf();
-	bool fexit = btf && !futex_forced("1");
+	bool probes = btf && !futex_forced("1");
 
 	/* One BTF lookup per probe: a probe whose function is missing cannot load. */
 	for (int i = 0; i < n; i++) {
@@ -170,14 +170,14 @@ static bool futex_choose(struct futex_probe *fp, int n, bool off)
 
 		bpf_program__set_autoload(fp[i].prog, load);
 		if (fp[i].func && fp[i].essential && !load)
-			fexit = false;
+			probes = false;
 	}
 	/* Without an essential probe (or told to) the tracepoints serve alone. */
-	for (int i = 0; i < n && !fexit; i++)
+	for (int i = 0; i < n && !probes; i++)
 		if (fp[i].func)
 			bpf_program__set_autoload(fp[i].prog, false);
 	btf__free(btf);
-	return fexit;
+	return probes;
 }
 
 /*
@@ -194,11 +194,11 @@ static void futex_detach(struct futex_probe *fp, int n)
 }
 
 /*
- * Attaches the loaded programs of one set (fexit probes or tracepoints).
+ * Attaches the loaded programs of one set (probes probes or tracepoints).
  * Returns how many attached; *essential_failed tells whether a probe the
  * set cannot do without did not, and then the set is detached again.
  */
-static int futex_attach(struct futex_probe *fp, int n, bool fexit, int *loaded,
+static int futex_attach(struct futex_probe *fp, int n, bool probes, int *loaded,
 			bool *essential_failed)
 {
 	int attached = 0;
@@ -206,7 +206,7 @@ static int futex_attach(struct futex_probe *fp, int n, bool fexit, int *loaded,
 	*loaded = 0;
 	*essential_failed = false;
 	for (int i = 0; i < n; i++) {
-		if (!fp[i].func != !fexit || !bpf_program__autoload(fp[i].prog))
+		if (!fp[i].func != !probes || !bpf_program__autoload(fp[i].prog))
 			continue;
 		(*loaded)++;
 		if (fp[i].essential && futex_forced("fallback")) {
@@ -668,7 +668,7 @@ static int run_once(const struct opts *o, bool *restart)
 		{ .prog = skel->progs.lavd_futex_wake_exit, .func = NULL, .essential = false },
 	};
 	const int nr_futex = sizeof(futex_progs) / sizeof(futex_progs[0]);
-	bool futex_fexit = futex_choose(futex_progs, nr_futex, o->no_futex_boost);
+	bool use_probes = futex_choose(futex_progs, nr_futex, o->no_futex_boost);
 
 	if (lavd__load(skel)) {
 		fprintf(stderr, "scx_lavd: the kernel refused the BPF program (run with -v for the verifier log)\n");
@@ -677,18 +677,18 @@ static int run_once(const struct opts *o, bool *restart)
 	if (!o->no_futex_boost) {
 		bool failed;
 		int loaded;
-		int attached = futex_attach(futex_progs, nr_futex, futex_fexit, &loaded, &failed);
+		int attached = futex_attach(futex_progs, nr_futex, use_probes, &loaded, &failed);
 
-		if (futex_fexit && failed) {
+		if (use_probes && failed) {
 			fprintf(stderr, "scx_lavd: note: an essential futex probe did not attach: using the system-call tracepoints\n");
-			futex_fexit = false;
+			use_probes = false;
 			attached = futex_attach(futex_progs, nr_futex, false, &loaded, &failed);
 		}
 		if (!attached)
 			fprintf(stderr, "scx_lavd: note: no futex probe attached: lock holders are not protected\n");
 		else
 			fprintf(stderr, "scx_lavd: futex tracking: %d of %d %s\n", attached, loaded,
-				futex_fexit ? "fexit probes" : "system-call tracepoints");
+				use_probes ? "kernel-function probes" : "system-call tracepoints");
 	}
 	link = bpf_map__attach_struct_ops(skel->maps.lavd_ops);
 	if (!link) {

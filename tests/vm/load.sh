@@ -82,10 +82,10 @@ else
 fi
 acq=$(log_num "$log" lock_acquire)
 how=$(grep 'futex tracking:' "$log")
-if [ -n "$acq" ] && [ "$acq" -gt 0 ] && echo "$how" | grep -q 'fexit probes'; then
+if [ -n "$acq" ] && [ "$acq" -gt 0 ] && echo "$how" | grep -q 'kernel-function probes'; then
 	pass futex_tracking "$acq lock acquisitions seen, $(log_num "$log" lock_boost) holder refills; ${how#scx_lavd: }"
 else
-	fail futex_tracking "no futex acquisition seen ('$acq') or not by fexit probes ('$how')"
+	fail futex_tracking "no futex acquisition seen ('$acq') or not by kernel-function probes ('$how')"
 fi
 
 # stress-ng --mutex as root takes its locks at random SCHED_FIFO priorities:
@@ -93,7 +93,7 @@ fi
 # The session must stay enabled, see lock holders, and leave no task behind;
 # its longest wait is reported, not held to the limit.
 # This session uses the system-call tracepoints, the fallback when the
-# fexit probes on __futex_wait or futex_wake load but cannot attach (the
+# probes on __futex_wait or futex_wake load but cannot attach (the
 # loader is told to take that path; the other fallback, a BTF without the
 # functions, chooses the same tracepoints before loading).
 export LAVD_FUTEX_TRACEPOINTS=fallback
