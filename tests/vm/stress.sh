@@ -164,6 +164,16 @@ stop_lavd; rc=$?
 mw=$(max_wait_us "$LOG")
 grep -E 'summary|EXIT' "$LOG"
 if [ $rc = 0 ] && wait_state disabled 15; then pass unload "longest wait of the session ${mw} us"; else fail unload "rc=$rc state=$(state)"; fi
+# Our queue counters (the balancer's and core compaction's view of the
+# LLC queues) after the churn above, read on an idle machine just before
+# the unload: a task that left a queue uncounted (a property change while
+# queued, a switch to RT) would stay in them.
+ql=$(log_num "$LOG" queued_left) al=$(log_num "$LOG" affn_left)
+if [ -n "$ql" ] && [ -n "$al" ] && [ "$ql" -le "$NCPU" ] && [ "$al" -le "$NCPU" ]; then
+	pass queue_counters "queued_left=$ql affn_left=$al after the session"
+else
+	fail queue_counters "queued_left='$ql' affn_left='$al' after the session (at most $NCPU expected)"
+fi
 
 # CPU offline/online in a loop: each one makes the kernel ask for a restart;
 # the loader must come back every time.
