@@ -125,8 +125,9 @@ static bool btf_has_member(const struct btf *btf, const char *st, const char *me
 
 /*
  * Futex tracking: probes on the kernel's futex functions (fexit on the
- * waits, fentry on the wakes: lock.bpf.c) when its BTF has them (only futex calls pay), else the system-call tracepoints
- * (every system call pays while they are attached: lock.bpf.c).
+ * waits, fentry on the wakes: lock.bpf.c) when its BTF has them (only
+ * futex calls pay), else the system-call tracepoints (every system call
+ * pays while they are attached: lock.bpf.c).
  */
 struct futex_probe {
 	struct bpf_program *prog;
@@ -194,7 +195,7 @@ static void futex_detach(struct futex_probe *fp, int n)
 }
 
 /*
- * Attaches the loaded programs of one set (probes probes or tracepoints).
+ * Attaches the loaded programs of one set (kernel-function probes or tracepoints).
  * Returns how many attached; *essential_failed tells whether a probe the
  * set cannot do without did not, and then the set is detached again.
  */
@@ -499,10 +500,6 @@ static const char *via_name(unsigned int via)
 }
 
 /*
- * live: the statistics read while the scheduler was still attached. The
- * cgroup gauges come from it: unloading exits every cgroup first.
- */
-/*
  * Tasks our own counters say are queued (the LLC load the balancer and core
  * compaction read), while still attached: at the end of a run on an idle
  * machine this is a handful at most. A task that left a queue without being
@@ -518,6 +515,11 @@ static unsigned long long queued_counted(const struct lavd *skel)
 	return n;
 }
 
+/*
+ * live: the statistics read while the scheduler was still attached. The
+ * cgroup gauges come from it: unloading exits every cgroup first.
+ * queued_left and affn_left were read then too (queued_counted).
+ */
 static void print_summary(struct lavd *skel, const struct lavd_stats *live,
 			  unsigned long long queued_left, unsigned long long affn_left)
 {
