@@ -215,6 +215,36 @@ static __always_inline bool planned_steal(s32 self, struct cpu_ctx *cc)
 	return true;
 }
 
+/*
+ * Take a task of this CPU's run queue from near the head of dsq_id, if
+ * there is one (pol_local_pick_ok); false if not, and the caller takes the
+ * head. Nothing is carried from one iteration to the next but the head's
+ * deadline and a step count the loop bounds itself.
+ */
+static __always_inline bool move_near_local(s32 cpu, struct cpu_ctx *cc, u64 dsq_id)
+{
+	u64 head_dl = 0, avg_lc = READ_ONCE(sys.avg_lat_cri);
+	struct task_struct *p;
+	u32 n = 0;
+
+	bpf_for_each(scx_dsq, p, dsq_id, 0) {
+		if (!n)
+			head_dl = p->scx.dsq_vtime;
+		else if (!pol_local_pick_ok(head_dl, p->scx.dsq_vtime, avg_lc))
+			break;
+		if (scx_bpf_task_cpu(p) == cpu) {
+			if (!scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
+				return false;
+			if (n && cc)
+				cc->tot_local_pick++;
+			return true;
+		}
+		if (++n >= POL_LOCAL_SCAN)
+			break;
+	}
+	return false;
+}
+
 void BPF_STRUCT_OPS(lavd_dispatch, s32 cpu, struct task_struct *prev)
 {
 	s32 self = cpu_to_llc(cpu), victim;
@@ -236,7 +266,7 @@ void BPF_STRUCT_OPS(lavd_dispatch, s32 cpu, struct task_struct *prev)
 	}
 	if (nr_llcs > 1 && planned_steal(self, cc))
 		return;
-	if (lavd_move_to_local(LLC_DSQ(self)))
+	if (move_near_local(cpu, cc, LLC_DSQ(self)) || lavd_move_to_local(LLC_DSQ(self)))
 		return;
 	if (nr_llcs <= 1) {
 		keep_prev(prev);

@@ -187,6 +187,7 @@ __noinline int lavd_collect_cpus(void)
 		t->nr_plan_steal += cc->tot_plan_steal;
 		t->nr_direct += cc->tot_direct;
 		t->nr_sync_local += cc->tot_sync_local;
+		t->nr_local_pick += cc->tot_local_pick;
 		t->nr_revoke += cc->tot_revoke;
 		t->nr_lock_boost += cc->tot_lock_boost;
 		t->nr_lock_acquire += cc->tot_lock_acquire;
@@ -227,6 +228,7 @@ __noinline int lavd_fold_stats(void)
 	stats.nr_plan_steal = t->nr_plan_steal;
 	stats.nr_direct = t->nr_direct;
 	stats.nr_sync_local = t->nr_sync_local;
+	stats.nr_local_pick = t->nr_local_pick;
 	stats.nr_revoke = t->nr_revoke;
 	stats.nr_lock_boost = t->nr_lock_boost;
 	stats.nr_lock_acquire = t->nr_lock_acquire;

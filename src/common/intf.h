@@ -62,6 +62,7 @@ struct lavd_stats {
 	unsigned long long nr_plan_steal;	/* ... of them by the balance plan */
 	unsigned long long nr_direct;		/* inserted straight to an idle CPU */
 	unsigned long long nr_sync_local;	/* sync wakeups queued behind their waker */
+	unsigned long long nr_local_pick;	/* dispatches that took their own CPU's task over the head */
 	unsigned long long nr_revoke;		/* boosted slices revoked */
 	unsigned long long nr_lock_boost;	/* slice refills for lock holders */
 	unsigned long long nr_lock_acquire;	/* futex acquisitions seen */
@@ -134,6 +135,7 @@ struct cpu_ctx {
 	u64 tot_plan_steal;	/* pulls by the balance plan (pol_plan_balance) */
 	u64 tot_direct;
 	u64 tot_sync_local;
+	u64 tot_local_pick;	/* dispatches that took a task of this CPU's run queue over the head */
 	u64 tot_revoke;
 	u64 tot_lock_boost;
 	u64 tot_lock_acquire;

@@ -527,12 +527,13 @@ static void print_summary(struct lavd *skel, const struct lavd_stats *live,
 	struct lavd_wait_rec *w = &s.max_wait;
 
 	printf("scx_lavd: summary: rounds=%llu sched=%llu lat_critical=%llu direct=%llu sync_local=%llu "
-	       "xllc_steal=%llu plan_steal=%llu preempt=%llu preempt_ipi=%llu irq_wakeups=%llu "
+	       "local_picks=%llu xllc_steal=%llu plan_steal=%llu preempt=%llu preempt_ipi=%llu irq_wakeups=%llu "
 	       "softirq_wakeups=%llu irq_by=%s revoke=%llu lock_acquire=%llu lock_boost=%llu "
 	       "turbulent_placements=%llu warm_waits=%llu max_wait_us=%llu slice_us=%llu avg_lat_cri=%llu "
 	       "max_lat_cri=%llu max_wait_task=%.16s/%llu max_round_gap_us=%llu tick_us=%llu "
 	       "queued_left=%llu affn_left=%llu\n",
-	       s.seq, s.nr_sched, s.nr_sched_lat_cri, s.nr_direct, s.nr_sync_local, s.nr_xllc_steal, s.nr_plan_steal,
+	       s.seq, s.nr_sched, s.nr_sched_lat_cri, s.nr_direct, s.nr_sync_local,
+	       s.nr_local_pick, s.nr_xllc_steal, s.nr_plan_steal,
 	       s.nr_preempt, s.nr_preempt_ipi, s.nr_irq_wake, s.nr_softirq_wake,
 	       s.irq_by_count ? "preempt_count" : "idle_signature",
 	       s.nr_revoke, s.nr_lock_acquire, s.nr_lock_boost, s.nr_turb_place, s.nr_warm_wait,
