@@ -266,7 +266,15 @@ void BPF_STRUCT_OPS(lavd_dispatch, s32 cpu, struct task_struct *prev)
 	}
 	if (nr_llcs > 1 && planned_steal(self, cc))
 		return;
-	if (move_near_local(cpu, cc, LLC_DSQ(self)) || lavd_move_to_local(LLC_DSQ(self)))
+	/*
+	 * A CPU whose task was cut short for a waiting task (try_preempt
+	 * claimed it) takes the head: that is the task it made room for, and
+	 * the task it just put back is usually its own and near the head.
+	 */
+	if (!(cc && (READ_ONCE(cc->run_flags) & POL_RUN_CLAIMED)) &&
+	    move_near_local(cpu, cc, LLC_DSQ(self)))
+		return;
+	if (lavd_move_to_local(LLC_DSQ(self)))
 		return;
 	if (nr_llcs <= 1) {
 		keep_prev(prev);
