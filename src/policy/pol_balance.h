@@ -70,18 +70,21 @@ POL_FN s32 pol_pick_stealee(const struct pol_domain *d, u32 n, u32 self, u64 tri
  * POL_LOCAL_SKIP_NS of real time of the head's (pol_local_pick_ok); else
  * the head.
  *
- * Why it is safe: the head's own CPU always takes it first, so a skipped
- * head waits at most until that CPU next dispatches (the end of its
- * current run), and a later task passes an earlier one by at most
- * POL_LOCAL_SKIP_NS. A CPU whose task was cut short for a waiting task
- * (preemption) takes the head without looking (dsq.bpf.c): otherwise it
- * took back the task it had just put back, its own and near the head,
- * and the woken task waited for the next CPU to dispatch (cyclictest
- * under CPU hogs in the VM, wake-up max 23-33 ms in three runs against
- * 8.0 ms with the rule, and 8.0-8.2 ms before the local pick existed). Deadlines are in the clock's units: with every CPU
- * busy the clock passes a span L in about L x avg_lat_cri of real time
- * (pol_clock_service), so the real bound maps to POL_LOCAL_SKIP_NS /
- * avg_lat_cri of deadline.
+ * Why it is bounded: the head's own CPU always takes it first, so a
+ * skipped head waits at most until that CPU next dispatches (the end of
+ * its current run, if it runs one of ours), and a later task passes an
+ * earlier one by at most POL_LOCAL_SKIP_NS. Deadlines are in the clock's
+ * units: with every CPU busy the clock passes a span L in about
+ * L x avg_lat_cri of real time (pol_clock_service), so the real bound maps
+ * to POL_LOCAL_SKIP_NS / avg_lat_cri of deadline.
+ *
+ * A CPU whose task was cut short for a waiting task (preemption) takes
+ * the head without looking (dsq.bpf.c): otherwise it took back the task
+ * it had just put back, its own and near the head, and the woken task
+ * waited for the next CPU to dispatch (cyclictest under CPU hogs, one VM
+ * boot: wake-up max 23-33 ms in three runs, 8.0-8.1 ms with the rule).
+ * In the full benchmark suite the maximum still read 20-61 ms, against
+ * 8-21 ms before the local pick: not understood yet (docs/benchmarks.md).
  *
  * In the VM at saturation (lavd-schbench -m 2 -t 8, 4 CPUs, 8 s, three
  * repetitions), ops.dispatch went from 21.2 to 15.4 us on average and the
