@@ -217,21 +217,23 @@ static __always_inline bool planned_steal(s32 self, struct cpu_ctx *cc)
 
 /*
  * Take a task of this CPU's run queue from near the head of dsq_id, if
- * there is one (pol_local_pick_ok); false if not, and the caller takes the
+ * there is one (pol_balance.h); false if not, and the caller takes the
  * head. Nothing is carried from one iteration to the next but the head's
- * deadline and a step count the loop bounds itself.
+ * deadline, the span and a step count the loop bounds itself.
  */
 static __always_inline bool move_near_local(s32 cpu, struct cpu_ctx *cc, u64 dsq_id)
 {
-	u64 head_dl = 0, avg_lc = READ_ONCE(sys.avg_lat_cri);
+	u64 head_dl = 0, span = 0;
 	struct task_struct *p;
 	u32 n = 0;
 
 	bpf_for_each(scx_dsq, p, dsq_id, 0) {
-		if (!n)
+		if (!n) {
 			head_dl = p->scx.dsq_vtime;
-		else if (!pol_local_pick_ok(head_dl, p->scx.dsq_vtime, avg_lc))
+			span = pol_local_span(READ_ONCE(sys.avg_lat_cri));
+		} else if (!pol_local_pick_ok(head_dl, p->scx.dsq_vtime, span)) {
 			break;
+		}
 		if (scx_bpf_task_cpu(p) == cpu) {
 			if (!scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
 				return false;

@@ -70,21 +70,27 @@ POL_FN s32 pol_pick_stealee(const struct pol_domain *d, u32 n, u32 self, u64 tri
  * POL_LOCAL_SKIP_NS of real time of the head's (pol_local_pick_ok); else
  * the head.
  *
- * Why it is bounded: the head's own CPU always takes it first, so a
- * skipped head waits at most until that CPU next dispatches (the end of
- * its current run, if it runs one of ours), and a later task passes an
- * earlier one by at most POL_LOCAL_SKIP_NS. Deadlines are in the clock's
- * units: with every CPU busy the clock passes a span L in about
- * L x avg_lat_cri of real time (pol_clock_service), so the real bound maps
- * to POL_LOCAL_SKIP_NS / avg_lat_cri of deadline.
+ * Why it is bounded: the head's own CPU always takes it first, and a
+ * later task passes an earlier one by at most the deadline span of
+ * POL_LOCAL_SKIP_NS (pol_local_span). Deadlines are in the clock's units:
+ * with every CPU busy the clock passes a span L in about L x avg_lat_cri
+ * of real time (pol_clock_service), so the real bound maps to
+ * POL_LOCAL_SKIP_NS / avg_lat_cri of deadline. Once the clock is past the
+ * head's deadline plus that span, tasks queued after it cannot pass it.
+ *
+ * Not kept: never passing over a head that has waited 1 ms (its age from
+ * ops.runnable). At saturation heads are often that old: local picks fell
+ * by a third and requests/s by 0.8 % (8580-8632 against 8684-8694, one
+ * boot, three runs each), and cyclictest's wake-up maximum under hogs did
+ * not improve (26-50 ms against 33-52). That maximum is not a queue wait:
+ * the scheduler's own longest wait in the same runs read 8-14 ms, and
+ * EEVDF's maximum in the suite ranges from 2 ms to 1.2 s in one VM.
  *
  * A CPU whose task was cut short for a waiting task (preemption) takes
  * the head without looking (dsq.bpf.c): otherwise it took back the task
  * it had just put back, its own and near the head, and the woken task
  * waited for the next CPU to dispatch (cyclictest under CPU hogs, one VM
  * boot: wake-up max 23-33 ms in three runs, 8.0-8.1 ms with the rule).
- * In the full benchmark suite the maximum still read 20-61 ms, against
- * 8-21 ms before the local pick: not understood yet (docs/benchmarks.md).
  *
  * In the VM at saturation (lavd-schbench -m 2 -t 8, 4 CPUs, 8 s, three
  * repetitions), ops.dispatch went from 21.2 to 15.4 us on average and the
@@ -93,9 +99,15 @@ POL_FN s32 pol_pick_stealee(const struct pol_domain *d, u32 n, u32 self, u64 tri
 #define POL_LOCAL_SCAN		4
 #define POL_LOCAL_SKIP_NS	(1ULL * POL_NSEC_PER_MSEC)
 
-POL_FN bool pol_local_pick_ok(u64 head_dl, u64 cand_dl, u64 avg_lat_cri)
+/* How far past the head's deadline a CPU's own task may be, in deadline units. */
+POL_FN u64 pol_local_span(u64 avg_lat_cri)
 {
-	return cand_dl <= pol_add_sat(head_dl, pol_div(POL_LOCAL_SKIP_NS, pol_max(avg_lat_cri, 1)));
+	return pol_div(POL_LOCAL_SKIP_NS, pol_max(avg_lat_cri, 1));
+}
+
+POL_FN bool pol_local_pick_ok(u64 head_dl, u64 cand_dl, u64 span)
+{
+	return cand_dl <= pol_add_sat(head_dl, span);
 }
 
 enum {

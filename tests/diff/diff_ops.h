@@ -90,8 +90,8 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		out[2] = pol_vdeadline(in[6], out[0], out[1]);
 		out[3] = pol_weight_scale(out[0], in[7]);
 		out[4] = pol_deadline_cap(out[3], in[7] >> 32, in[7] & 1);
-		out[5] = pol_local_pick_ok(in[6], in[0], in[7] >> 32);
-		out[6] = pol_local_pick_ok(in[6], in[6] + (in[1] & 0xfffff), in[2] & 0xfff);
+		out[5] = pol_local_pick_ok(in[6], in[0], pol_local_span(in[7] >> 32));
+		out[6] = pol_local_pick_ok(in[6], in[6] + (in[1] & 0xfffff), pol_local_span(in[2] & 0xfff));
 		break;
 	case OP_CLOCK:
 		out[0] = pol_clock_advance(in[0], in[1], in[2]);

@@ -754,18 +754,20 @@ TEST(local_pick_bound)
 	u64 head = 1000000;
 
 	/* avg_lat_cri 1000: 1 ms of real time is 1000 units of deadline */
-	CHECK(pol_local_pick_ok(head, head, 1000));
-	CHECK(pol_local_pick_ok(head, head - 5, 1000));		/* earlier than the head: fine */
-	CHECK(pol_local_pick_ok(head, head + 1000, 1000));
-	CHECK(!pol_local_pick_ok(head, head + 1001, 1000));
+	CHECK(pol_local_span(1000) == 1000);
+	CHECK(pol_local_pick_ok(head, head, pol_local_span(1000)));
+	CHECK(pol_local_pick_ok(head, head - 5, pol_local_span(1000)));	/* earlier: fine */
+	CHECK(pol_local_pick_ok(head, head + 1000, pol_local_span(1000)));
+	CHECK(!pol_local_pick_ok(head, head + 1001, pol_local_span(1000)));
 	/* more critical tasks on average: the clock is slower, the span narrower */
-	CHECK(!pol_local_pick_ok(head, head + 1000, 2000));
-	CHECK(pol_local_pick_ok(head, head + 500, 2000));
+	CHECK(!pol_local_pick_ok(head, head + 1000, pol_local_span(2000)));
+	CHECK(pol_local_pick_ok(head, head + 500, pol_local_span(2000)));
 	/* no average yet: taken as 1, the span is the whole millisecond */
-	CHECK(pol_local_pick_ok(head, head + POL_LOCAL_SKIP_NS, 0));
-	CHECK(!pol_local_pick_ok(head, head + POL_LOCAL_SKIP_NS + 1, 0));
+	CHECK(pol_local_span(0) == POL_LOCAL_SKIP_NS);
+	CHECK(pol_local_pick_ok(head, head + POL_LOCAL_SKIP_NS, pol_local_span(0)));
+	CHECK(!pol_local_pick_ok(head, head + POL_LOCAL_SKIP_NS + 1, pol_local_span(0)));
 	/* a head near the top of the range does not wrap */
-	CHECK(pol_local_pick_ok(~0ULL - 3, ~0ULL, 1000));
+	CHECK(pol_local_pick_ok(~0ULL - 3, ~0ULL, pol_local_span(1000)));
 }
 
 TEST(pick_stealee_ties_lower_index)
