@@ -26,7 +26,7 @@ LOADER_HDRS := $(wildcard src/loader/*.h) src/common/intf.h $(POLICY_HDRS)
 
 .PHONY: all setup run test test-unit test-bpf test-diff test-vm test-loader clean
 all: $(O)/scx_lavd $(O)/vm-bin/wakechain $(O)/vm-bin/lavd-schbench $(O)/vm-bin/lavd-pingpong $(O)/vm-bin/threadstorm \
-     $(O)/vm-bin/cpusused $(O)/vm-bin/scx_floor
+     $(O)/vm-bin/cpusused $(O)/vm-bin/scx_floor $(O)/vm-bin/bpf-lines
 
 setup:
 	@tools/setup.sh
@@ -79,6 +79,11 @@ $(O)/floor.skel.h: $(O)/floor.bpf.o
 	$(BPFTOOL) gen skeleton $< name floor | sed '/map->link = /d' > $@.tmp && mv $@.tmp $@
 
 $(O)/vm-bin/scx_floor: tools/bench/floor/floor.c src/loader/prog_cost.h $(O)/floor.skel.h
+	@mkdir -p $(O)/vm-bin
+	$(CC) $(CFLAGS_COMMON) -static -o $@ $< -lbpf -lelf -lz -lzstd
+
+# JIT address -> source line of the loaded BPF programs (profiling with tools/vm/sample-pc).
+$(O)/vm-bin/bpf-lines: tools/bench/bpf-lines.c
 	@mkdir -p $(O)/vm-bin
 	$(CC) $(CFLAGS_COMMON) -static -o $@ $< -lbpf -lelf -lz -lzstd
 
