@@ -3,7 +3,8 @@
 #
 #   test-unit   T0  policy core on the host under ASan/UBSan; loader units; the
 #                   light-load benchmark's trace analysis (tests/bench/test_cpusused.sh);
-#                   make bench's report arithmetic and lavd-pingpong (tests/bench/test_report.sh)
+#                   make bench's report arithmetic, lavd-pingpong and tools/vm/sample-pc's report
+#                   (tests/bench/test_report.sh)
 #   test-fuzz   T0  policy core under libFuzzer+ASan/UBSan: seeds replay, recorded
 #                   crashes, LAVD_FUZZ_SECS (60) of fuzzing, and a build with an
 #                   injected bug that must be caught within 30 s (tests/fuzz/)

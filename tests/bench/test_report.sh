@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The benchmark's arithmetic and tools on the host: report.py's ratios,
 # spreads and verdicts on hand-made results whose answers are worked out
-# below, and lavd-pingpong's output and bad usage. make bench itself runs
-# only in the VM and is not a test (its figures depend on the machine).
+# below, lavd-pingpong's output and bad usage, and tools/vm/sample-pc's
+# report. make bench itself runs only in the VM and is not a test (its
+# figures depend on the machine).
 set -u
 pp=${1:-build/vm-bin/lavd-pingpong}
 here=$(dirname "$0")
@@ -47,6 +48,44 @@ rep work_ratio '\(`schbench_sat_rps`\) \| 9000 \| 8400 \| 0\.93 \| 0\.93-0\.93 \
 rep latency_ratio '\(`frame_p99_us`\) \| 18750 \| 7000 \| 0\.37 \| 0\.35-0\.40 \| ≤ 0\.5 \| met \|'
 rep zero_against_zero '\(`frame_miss_pct`\) \| 0 \| 0 \| 1\.00 \| 1\.00-1\.00 \| ≤ 0\.25 \| met \|'
 rep missing_metric '\(`pipe_rtt_p99_us`\) \| - \| - \| n/a \|  \|  \| missing \|'
+
+# tools/vm/sample-pc report on hand-made samples. lavd has 4: one in user
+# space (25 %), two in the lock slow path (50 %) with the same lock (RDI)
+# and the same callers on the stack (a zero word is no text address), one
+# in a BPF program at 0x10, whose closest line record before it is line 80's
+# at 0x8 (25 %). eevdf has 1. Each pattern is one line (grep -E reads a
+# newline in a pattern as "or").
+sp="$here/../../tools/vm/sample-pc"
+cat >"$dir/ksyms" <<'KS'
+ffffffff81000000 T _stext
+ffffffff81001000 T native_queued_spin_lock_slowpath
+ffffffff81002000 T _task_rq_lock
+ffffffff81003000 T task_sched_runtime
+ffffffff81004000 D some_data
+ffffffffc0001000 t bpf_prog_0123456789abcdef_lavd_enqueue	[bpf]
+KS
+cat >"$dir/samples" <<'SM'
+lavd 0 0000000000401000 0000000000000003 -
+lavd 1 ffffffff81001010 ff00000000002608 ffffffff81002010,ffffffff81003010,0000000000000000
+lavd 2 ffffffff81001020 ff00000000002608 ffffffff81002010,ffffffff81003010
+lavd 3 ffffffffc0001010 0000000000000000 -
+eevdf 0 ffffffff81003020 0000000000000000 -
+SM
+cat >"$dir/lines" <<'LN'
+ffffffffc0001000 lavd_enqueue dsq.bpf.c:75 void BPF_STRUCT_OPS(lavd_enqueue)
+ffffffffc0001008 lavd_enqueue dsq.bpf.c:80 x = y;
+ffffffffc0001018 lavd_enqueue dsq.bpf.c:81 z = x;
+LN
+spr() { check_run sample-pc "$1" 0 "$2" python3 "$sp" report "$dir/samples" "$dir/ksyms" \
+	--callers native_queued_spin_lock_slowpath --bpf-lines "$dir/lines"; }
+spr total '^== lavd: 4 samples$'
+spr lock_share '^ +50\.00% +2 +native_queued_spin_lock_slowpath$'
+spr user_share '^ +25\.00% +1 +\(user\)$'
+spr bpf_line '^ +25\.00% +1 +dsq\.bpf\.c:80 x = y;$'
+spr lock_arg '^ +2 +ff00000000002608$'
+spr callers '^ +2 +_task_rq_lock < task_sched_runtime$'
+spr other_tag '^ *100\.00% +1 +task_sched_runtime$'
+check_run sample-pc usage 2 'sample-pc record SOCKET' python3 "$sp" bogus
 
 check_run pingpong runs 0 '^pingpong t trips=[1-9][0-9]* rtt_avg_us=[0-9.]+ rtt_p50_us=[0-9.]+ rtt_p99_us=[0-9.]+ rtt_p999_us=[0-9.]+ rtt_max_us=[0-9.]+$' \
 	"$pp" --secs 1 --name t
