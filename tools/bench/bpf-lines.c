@@ -11,7 +11,6 @@
  *
  * Root only (it opens programs by id). Exit 1 if no program matched.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
