@@ -4,7 +4,8 @@
 #   test-unit   T0  policy core on the host under ASan/UBSan; loader units; the
 #                   light-load benchmark's trace analysis (tests/bench/test_cpusused.sh);
 #                   make bench's report arithmetic, lavd-pingpong and tools/vm/sample-pc's report
-#                   (tests/bench/test_report.sh)
+#                   (tests/bench/test_report.sh); which guest kernel panics the VM tier
+#                   boots again (tests/vm/test_panic.sh)
 #   test-fuzz   T0  policy core under libFuzzer+ASan/UBSan: seeds replay, recorded
 #                   crashes, LAVD_FUZZ_SECS (60) of fuzzing, and a build with an
 #                   injected bug that must be caught within 30 s (tests/fuzz/)
@@ -82,7 +83,8 @@ test-unit: $(O)/test_policy $(O)/test_cbw $(O)/test_topo $(O)/test_cpu_order $(O
 	@$(O)/test_policy && $(O)/test_cbw && $(O)/test_topo && $(O)/test_cpu_order && \
 	 $(O)/test_opts && $(O)/test_power && tests/loader/test_cli.sh $(O)/scx_lavd && \
 	 tests/bench/test_cpusused.sh $(O)/vm-bin/cpusused && \
-	 tests/bench/test_report.sh $(O)/vm-bin/lavd-pingpong
+	 tests/bench/test_report.sh $(O)/vm-bin/lavd-pingpong && \
+	 tests/vm/test_panic.sh
 
 test-diff: $(O)/diff.bpf.o $(O)/diff_bug.bpf.o $(O)/diff_host
 	@$(O)/diff_host $(O)/diff.bpf.o --cases $(DIFF_CASES) && \
