@@ -16,10 +16,9 @@
 #   site) and at __schedule+0x5e6 in sched_ext's enable kthread (2026-12-07:
 #   the byte before RIP was by then the first byte of a 5-byte jmp, the other
 #   form of such a site). A third time (2026-12-07) 8 s into a 7.3 boot,
-#   before any scheduler was loaded: RIP at update_rq_clock+0x3a, so it is
-#   not sched_ext's own patching alone (the kernel flips static keys while
-#   it boots too). No BPF program executes int3, and the kernel's BUG() is
-#   ud2, not int3.
+#   while our scheduler was being enabled ("lavd (enabling+all)"): RIP at
+#   update_rq_clock+0x3a, in the same enable kthread. No BPF program
+#   executes int3, and the kernel's BUG() is ud2, not int3.
 # - any other fault whose report names no sched_ext, BPF program or
 #   trampoline function and not our loader as the current task. The kernel
 #   names the loaded BPF scheduler in every oops ("Sched_ext: lavd

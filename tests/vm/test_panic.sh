@@ -40,6 +40,16 @@ fault int3_tick <<'F'
 F
 judge int3_tick int3_tick 0
 
+# The CI fault of ea8cc33: the same while the scheduler was being enabled.
+fault int3_enabling <<'F'
+[    8.155118] Oops: int3: 0000 [#1] SMP NOPTI
+[    8.155901] CPU: 3 UID: 0 PID: 166 Comm: scx_enable_help Not tainted 7.3.4+deb13-cloud-amd64 #1
+[    8.155901] Sched_ext: lavd (enabling+all)
+[    8.155901] RIP: 0010:update_rq_clock+0x3a/0x160
+[    8.155901] Kernel panic - not syncing: Fatal exception in interrupt
+F
+judge int3_while_enabling int3_enabling 0
+
 # An int3 inside BPF code is ours.
 fault int3_bpf <<'F'
 [  12.000000] Oops: int3: 0000 [#1] SMP NOPTI
