@@ -170,7 +170,11 @@ static __always_inline s32 allowed_cpu(struct task_struct *p, s32 prev_cpu)
 {
 	s32 cpu;
 
-	if (prev_cpu >= 0 && bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr))
+	/* A task that may run anywhere needs no look at its mask (a kfunc call per enqueue). */
+	if (prev_cpu >= 0 &&
+	    ((nr_cpu_ids_kern && p->nr_cpus_allowed >= nr_cpu_ids_kern &&
+	      (u32)prev_cpu < nr_cpu_ids_kern) ||
+	     bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr)))
 		return prev_cpu;
 	cpu = scx_bpf_pick_any_cpu(p->cpus_ptr, 0);
 	return cpu >= 0 ? cpu : prev_cpu;

@@ -50,6 +50,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(lavd_init)
 	s32 cpu, llc, err;
 
 	pol_sys_init(&sys, &cfg, nr_cpus_onln);
+	nr_cpu_ids_kern = scx_bpf_nr_cpu_ids();
 
 	bpf_for(llc, 0, LAVD_MAX_LLCS) {
 		struct llc_mask_val *v;

@@ -89,6 +89,12 @@ struct {
 
 /* Topology and options, filled by the loader before load. */
 const volatile u32 nr_cpu_ids_cfg = 1;		/* CPU ids 0..n-1 may exist */
+/*
+ * The kernel's nr_cpu_ids (possible CPUs, which sysfs may list fewer of),
+ * read at ops.init; 0 until then. A task with that many allowed CPUs may
+ * run on any CPU.
+ */
+u32 nr_cpu_ids_kern;
 const volatile u32 nr_cpus_onln = 1;
 const volatile u32 nr_llcs = 1;
 const volatile u16 cpu_llc[LAVD_MAX_CPUS];	/* LLC index of each CPU */

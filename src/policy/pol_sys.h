@@ -234,6 +234,18 @@ POL_FN struct pol_slice pol_pinned_cap(struct pol_slice sl, u64 sys_slice_ns, u6
 }
 
 /*
+ * Whether pol_pinned_cap can change sl at all: only a boosted slice or one
+ * longer than the cap. When it cannot, ops.running need not ask the kernel
+ * whether its local queue holds a task (a kfunc call per context switch;
+ * tasks that run less than the system slice, most of them, never need it).
+ */
+POL_FN bool pol_pinned_cap_may_bite(struct pol_slice sl, u64 sys_slice_ns, u64 pinned_slice_ns)
+{
+	return pinned_slice_ns &&
+	       (sl.boosted || sl.slice_ns > pol_pinned_slice(sys_slice_ns, pinned_slice_ns));
+}
+
+/*
  * Revoke a boost: the running task has used elapsed_ns; what is left of a
  * regular slice? 0 means "switch at the next scheduling point".
  */

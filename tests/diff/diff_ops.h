@@ -117,6 +117,7 @@ POL_FN void diff_exec(struct diff_ctx *c)
 		out[0] = s.slice_ns;
 		out[1] = s.boosted;
 		out[2] = pol_slice_revoke(in[2], in[3]);
+		out[6] = pol_pinned_cap_may_bite(s, in[4], in[5]);
 		s = pol_pinned_cap(s, in[4], in[5], in[3] & 1);
 		out[3] = s.slice_ns;
 		out[4] = s.boosted;

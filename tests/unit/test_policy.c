@@ -719,6 +719,37 @@ TEST(pinned_slice_cap)
 	CHECK_EQ(pol_pinned_slice(500000, 1000000), 500000);
 }
 
+/* Where pol_pinned_cap_may_bite says no, the cap leaves the slice as it is. */
+TEST(pinned_cap_may_bite_is_exact)
+{
+	static const u64 slices[] = { 0, 1, 500000, 999999, 1000000, 1000001, 4000000,
+				      5000000, 80000000, POL_U64_MAX };
+	static const u64 pinned[] = { 0, 1, 1000000, 5000000, POL_U64_MAX };
+	struct pol_slice sl, r;
+	unsigned i, j, k, b;
+
+	for (i = 0; i < sizeof(slices) / sizeof(slices[0]); i++)
+		for (j = 0; j < sizeof(slices) / sizeof(slices[0]); j++)
+			for (k = 0; k < sizeof(pinned) / sizeof(pinned[0]); k++)
+				for (b = 0; b < 2; b++) {
+					sl.slice_ns = slices[i];
+					sl.boosted = b;
+					r = pol_pinned_cap(sl, slices[j], pinned[k], true);
+					if (!pol_pinned_cap_may_bite(sl, slices[j], pinned[k])) {
+						CHECK_EQ(r.slice_ns, sl.slice_ns);
+						CHECK_EQ(r.boosted, sl.boosted);
+					}
+				}
+	/* and it does say yes where the cap bites */
+	sl.slice_ns = 4000000;
+	sl.boosted = false;
+	CHECK(!pol_pinned_cap_may_bite(sl, 4000000, 5000000));
+	CHECK(pol_pinned_cap_may_bite(sl, 4000000, 1000000));
+	sl.boosted = true;
+	CHECK(pol_pinned_cap_may_bite(sl, 4000000, 5000000));
+	CHECK(!pol_pinned_cap_may_bite(sl, 4000000, 0));
+}
+
 /* ---- pol_balance.h ---- */
 
 TEST(pick_stealee_by_weight_not_count)
