@@ -3,8 +3,11 @@
 TAG=${TAG:-vm}
 FAILED=0
 mkdir -p /out
-pass() { echo "PASS $TAG/$1${2:+ ($2)}"; }
-fail() { echo "FAIL $TAG/$1: $2"; FAILED=1; }
+# Each line ends with the guest's uptime in seconds, "[t=N s]": where a
+# boot's time goes (the CI run is held under 40 min).
+up_s() { cut -d. -f1 /proc/uptime; }
+pass() { echo "PASS $TAG/$1${2:+ ($2)} [t=$(up_s) s]"; }
+fail() { echo "FAIL $TAG/$1: $2 [t=$(up_s) s]"; FAILED=1; }
 state() { cat /sys/kernel/sched_ext/state 2>/dev/null || echo missing; }
 
 # wait_state WANT SECS: poll until sched_ext reaches a state.

@@ -176,10 +176,14 @@ else
 fi
 
 # CPU offline/online in a loop: each one makes the kernel ask for a restart;
-# the loader must come back every time.
+# the loader must come back every time. Full mode only: make test's load
+# boot (tests/vm/load.sh, hotplug_restart) already takes one CPU offline
+# and online and sees the loader restart.
 last=/sys/devices/system/cpu/cpu$((NCPU - 1))/online
-loops=1; [ "$MODE" = full ] && loops=3
-if [ -w "$last" ] && start_lavd hotloop; then
+loops=3
+if [ "$MODE" != full ]; then
+	:
+elif [ -w "$last" ] && start_lavd hotloop; then
 	# cyc, not i: reap and wait_state (lib.sh) use i.
 	cyc=0 ok=1
 	while [ $cyc -lt $loops ]; do
