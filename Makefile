@@ -26,7 +26,7 @@ LOADER_HDRS := $(wildcard src/loader/*.h) src/common/intf.h $(POLICY_HDRS)
 
 .PHONY: all setup run test test-unit test-bpf test-diff test-vm test-loader clean
 all: $(O)/scx_lavd $(O)/vm-bin/wakechain $(O)/vm-bin/lavd-schbench $(O)/vm-bin/lavd-pingpong $(O)/vm-bin/threadstorm \
-     $(O)/vm-bin/cpusused $(O)/vm-bin/scx_floor $(O)/vm-bin/bpf-lines
+     $(O)/vm-bin/cpusused $(O)/vm-bin/scx_floor $(O)/vm-bin/bpf-lines $(O)/insn-count.so
 
 setup:
 	@tools/setup.sh
@@ -86,6 +86,11 @@ $(O)/vm-bin/scx_floor: tools/bench/floor/floor.c src/loader/prog_cost.h $(O)/flo
 $(O)/vm-bin/bpf-lines: tools/bench/bpf-lines.c
 	@mkdir -p $(O)/vm-bin
 	$(CC) $(CFLAGS_COMMON) -static -o $@ $< -lbpf -lelf -lz -lzstd
+
+# A QEMU TCG plugin for the host: guest instructions per address between
+# sample markers (tools/vm/README.md, "Exact instruction counts").
+$(O)/insn-count.so: tools/vm/insn-count.c | $(O)
+	$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -o $@ $< -lpthread
 
 # Benchmarks against EEVDF in the VM (not a test: never fails on a slow machine).
 .PHONY: bench

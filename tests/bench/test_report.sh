@@ -87,6 +87,33 @@ spr callers '^ +2 +_task_rq_lock < task_sched_runtime$'
 spr other_tag '^ *100\.00% +1 +task_sched_runtime$'
 check_run sample-pc usage 2 'sample-pc record SOCKET' python3 "$sp" bogus
 
+# tools/vm/insn-count's files carry a sixth field, the instructions executed
+# at that address: the report sums those. 30 in the lock path, 10 in user
+# space: 75 % and 25 %. compare: A has 100 instructions in
+# task_sched_runtime over 10 requests (10 each); B 300 over 25 (12 each) and
+# 50 in a BPF program (2 each): totals 10 and 14, each symbol 2 more in B.
+cat >"$dir/a.insns" <<'IC'
+a - ffffffff81003020 - - 100
+IC
+cat >"$dir/b.insns" <<'IC'
+b - ffffffff81001010 - - 30
+b - 0000000000401000 - - 10
+IC
+check_run sample-pc weighted 0 '^ +75\.00% +30 +native_queued_spin_lock_slowpath$' \
+	python3 "$sp" report "$dir/b.insns" "$dir/ksyms"
+check_run sample-pc weighted_total 0 '^== b: 40 instructions$' python3 "$sp" report "$dir/b.insns" "$dir/ksyms"
+cat >"$dir/b.insns" <<'IC'
+b - ffffffff81003020 - - 300
+b - ffffffffc0001010 - - 50
+IC
+spc() { check_run sample-pc "$1" 0 "$2" python3 "$sp" compare "$dir/a.insns" "$dir/ksyms" 10 \
+	"$dir/b.insns" "$dir/ksyms" 25; }
+spc compare_total '^per unit: A total 10, B total 14$'
+spc compare_sym '^ +\+2 +10 +12 +task_sched_runtime$'
+spc compare_bpf '^ +\+2 +0 +2 +bpf_prog_0123456789abcdef_lavd_enqueue$'
+check_run sample-pc compare_units 2 'units must be positive' python3 "$sp" compare \
+	"$dir/a.insns" "$dir/ksyms" 0 "$dir/b.insns" "$dir/ksyms" 25
+
 check_run pingpong runs 0 '^pingpong t trips=[1-9][0-9]* rtt_avg_us=[0-9.]+ rtt_p50_us=[0-9.]+ rtt_p99_us=[0-9.]+ rtt_p999_us=[0-9.]+ rtt_max_us=[0-9.]+$' \
 	"$pp" --secs 1 --name t
 check_run pingpong secs_zero 2 'must be 1-3600' "$pp" --secs 0
