@@ -114,6 +114,12 @@ spc compare_bpf '^ +\+2 +0 +2 +bpf_prog_0123456789abcdef_lavd_enqueue$'
 check_run sample-pc compare_units 2 'units must be positive' python3 "$sp" compare \
 	"$dir/a.insns" "$dir/ksyms" 0 "$dir/b.insns" "$dir/ksyms" 25
 
+# tools/bench/insn-profile refuses bad settings before it boots anything.
+ip="$here/../../tools/bench/insn-profile"
+check_run insn-profile bad_sched 2 "unknown scheduler 'cfs'" env LAVD_IP_SCHEDS="eevdf cfs" "$ip" "$dir/ip"
+check_run insn-profile bad_secs 2 'LAVD_IP_SECS must be a number' env LAVD_IP_SECS=8s "$ip" "$dir/ip"
+check_run insn-profile no_bin 2 'no scx_lavd at' env LAVD_IP_BIN="$dir/none" "$ip" "$dir/ip"
+
 check_run pingpong runs 0 '^pingpong t trips=[1-9][0-9]* rtt_avg_us=[0-9.]+ rtt_p50_us=[0-9.]+ rtt_p99_us=[0-9.]+ rtt_p999_us=[0-9.]+ rtt_max_us=[0-9.]+$' \
 	"$pp" --secs 1 --name t
 check_run pingpong secs_zero 2 'must be 1-3600' "$pp" --secs 0

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -179,6 +180,13 @@ static void *msg_fn(void *arg)
 	return NULL;
 }
 
+/* Touch every page of a sample array (volatile: a zeroing memset after malloc may become calloc). */
+static void prefault(uint64_t *arr)
+{
+	for (size_t i = 0; i < MAX_SAMPLES; i += 4096 / sizeof(uint64_t))
+		((volatile uint64_t *)arr)[i] = 0;
+}
+
 static int cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -220,10 +228,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lavd-schbench: bad parameters\n");
 		return 2;
 	}
-	wake_lat = calloc(MAX_SAMPLES, sizeof(uint64_t));
-	req_lat = calloc(MAX_SAMPLES, sizeof(uint64_t));
+	/*
+	 * Keep the kernel's memory work out of the measured window: no
+	 * transparent huge pages (with them every thread's stack and each
+	 * sample array took a 2 MB page cleared on first touch, and khugepaged
+	 * collapsed pages in the background: counted with tools/vm/insn-count,
+	 * up to 1,000 instructions per request in a run, 1.7 % of it, in
+	 * whichever scheduler's run found free huge pages), and the sample
+	 * arrays faulted in before the clock starts.
+	 */
+	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+	wake_lat = malloc(MAX_SAMPLES * sizeof(uint64_t));
+	req_lat = malloc(MAX_SAMPLES * sizeof(uint64_t));
 	if (!wake_lat || !req_lat)
 		return 1;
+	prefault(wake_lat);
+	prefault(req_lat);
 	for (int m = 0; m < nr_msg; m++)
 		for (int i = 0; i < nr_workers; i++) {
 			msgs[m].w[i].m = &msgs[m];
