@@ -322,6 +322,18 @@ const struct cpumask *sim_allowed(struct sim *s, struct task *t, struct cpumask 
 	return tmp;
 }
 
+/* The idle task is put: ops.update_idle(cpu, false), once per idle period. */
+static void cpu_leave_idle(struct sim *s, int cpu)
+{
+	struct sim_cpu *c = &s->cpu[cpu];
+
+	if (c->in_idle) {
+		c->in_idle = 0;
+		if (s->cls->update_idle)
+			s->cls->update_idle(s, cpu, false);
+	}
+}
+
 static void cpu_acct(struct sim *s, struct sim_cpu *c)
 {
 	u64 d = s->now - c->last_acct;
@@ -552,6 +564,8 @@ struct task *scx_schedule(struct sim *s, const struct scx_ops *o, int cpu, struc
 	next = sim_local_pop(s, cpu);
 	if (next) {
 		next->cpu = cpu;
+		/* put_prev_task_idle (ops.update_idle) comes before set_next_task (ops.running) */
+		cpu_leave_idle(s, cpu);
 		o->running(s, next);
 		sim_set_slice(s, cpu, next->scx_slice);
 	}
@@ -850,11 +864,7 @@ static void cpu_start(struct sim *s, int cpu, struct task *t)
 
 	cpu_acct(s, c);
 	clr_idle(s, cpu);
-	if (c->in_idle) {
-		c->in_idle = 0;
-		if (s->cls->update_idle)
-			s->cls->update_idle(s, cpu, false);
-	}
+	cpu_leave_idle(s, cpu);
 	c->curr = t;
 	c->seg_start = s->now;
 	c->run_start = s->now;
@@ -1044,11 +1054,7 @@ static void rt_start(struct sim *s, int cpu, struct task *t)
 			      "task %d preempted by RT task %d is in no queue", prev->id, t->id);
 	} else {
 		clr_idle(s, cpu);
-		if (c->in_idle) {
-			c->in_idle = 0;
-			if (s->cls->update_idle)
-				s->cls->update_idle(s, cpu, false);
-		}
+		cpu_leave_idle(s, cpu);
 	}
 	c->rt = t;
 	c->rt_seg_start = s->now;

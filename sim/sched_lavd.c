@@ -30,9 +30,9 @@ struct lavd_cpu {
 	u32 run_flags;		/* enum pol_run_flags */
 	u64 tot_sched, tot_lat_cri, tot_direct, tot_sync_local, tot_xllc_steal, tot_revoke;
 	u64 tot_preempt, tot_lock_boost, tot_lock_acquire;
-	/* turbulence: time idle and running ours since the last round (update_idle) */
-	u64 idle_ns, idle_since_ns, ours_ns, ours_since_ns;
-	u8 idle_since_set, ours_since_set;
+	/* turbulence: time neither idle nor ours, as gaps (pol_gap_clock) */
+	struct pol_gap_clock gap;
+	u64 lost_seen_ns;	/* the timer's reading (pol_gap_read) */
 	u8 turbulent;
 	u64 lost_avg;		/* pol_lost_avg of pol_lost_util */
 	u64 tot_turb_place, tot_warm_wait;
@@ -230,8 +230,7 @@ static void lavd_running(struct sim *s, struct task *p)
 		s->st.lavd_boosted++;
 
 	cc->running_at_ns = now;
-	cc->ours_since_ns = now;
-	cc->ours_since_set = 1;
+	pol_gap_close(&cc->gap, now);
 	cc->running_slice_ns = sl.slice_ns;
 	cc->running_lat_cri = p->l.st.lat_cri;
 	cc->running_boosted = sl.boosted;
@@ -282,10 +281,7 @@ static void lavd_stopping(struct sim *s, struct task *p, bool runnable)
 	cc->running_boosted = 0;
 	cc->running_wgt = 0;
 	cc->run_flags = 0;
-	if (cc->ours_since_set) {
-		cc->ours_ns += pol_sub_sat(s->now, cc->ours_since_ns);
-		cc->ours_since_set = 0;
-	}
+	pol_gap_open(&cc->gap, s->now);
 	/* A lock holder's protection ends with this run; its next criticality gets a boost. */
 	if (p->l.lock_holder) {
 		p->l.lock_holder = 0;
@@ -1088,28 +1084,15 @@ static bool lavd_update_turbulence(struct sim *s, s32 cpu, u64 interval_ns)
 {
 	struct lavd *l = L(s);
 	struct lavd_cpu *cc = &l->cc[cpu];
-	u64 idle, ours, now = s->now;
+	u64 lost = pol_gap_read(&cc->lost_seen_ns, cc->gap.lost_total_ns, cc->gap.gap_since_ns,
+				s->now);
 
-	idle = cc->idle_ns;
-	if (cc->idle_since_set && now > cc->idle_since_ns) {
-		idle += now - cc->idle_since_ns;
-		cc->idle_since_ns = now;
-	}
-	cc->idle_ns = 0;
-	ours = cc->ours_ns;
-	if (cc->ours_since_set && now > cc->ours_since_ns) {
-		ours += now - cc->ours_since_ns;
-		cc->ours_since_ns = now;
-	}
-	cc->ours_ns = 0;
-	/* Nothing but RT tasks takes time from LAVD in the model: idle + ours is the interval. */
-	if (s->check && !l->has_rt && pol_lost_util(interval_ns, idle, ours, 0))
-		sim_fail(s, "CPU %d lost %llu ns of %llu without RT tasks (idle %llu, ours %llu)",
-			 cpu, (unsigned long long)pol_sub_sat(pol_sub_sat(interval_ns, idle), ours),
-			 (unsigned long long)interval_ns, (unsigned long long)idle,
-			 (unsigned long long)ours);
+	/* Nothing but RT tasks takes time from LAVD in the model: no gaps without them. */
+	if (s->check && !l->has_rt && lost)
+		sim_fail(s, "CPU %d lost %llu ns of %llu without RT tasks", cpu,
+			 (unsigned long long)lost, (unsigned long long)interval_ns);
 	/* The model's interrupts are RT tasks: no hidden interrupt time (0). */
-	cc->lost_avg = pol_lost_avg(cc->lost_avg, pol_lost_util(interval_ns, idle, ours, 0));
+	cc->lost_avg = pol_lost_avg(cc->lost_avg, pol_lost_util(interval_ns, lost, 0));
 	cc->turbulent = pol_is_turbulent(cc->lost_avg);
 	if (cc->turbulent)
 		mask_clr(&l->steady, cpu);
@@ -1118,18 +1101,15 @@ static bool lavd_update_turbulence(struct sim *s, s32 cpu, u64 interval_ns)
 	return cc->turbulent;
 }
 
-/* ops.update_idle: idle time per CPU, for turbulence. */
+/* ops.update_idle: going idle ends a gap, leaving idle starts one (turbulence). */
 static void lavd_update_idle(struct sim *s, int cpu, bool idle)
 {
 	struct lavd_cpu *cc = &L(s)->cc[cpu];
 
-	if (idle) {
-		cc->idle_since_ns = s->now;
-		cc->idle_since_set = 1;
-	} else if (cc->idle_since_set) {
-		cc->idle_ns += pol_sub_sat(s->now, cc->idle_since_ns);
-		cc->idle_since_set = 0;
-	}
+	if (idle)
+		pol_gap_close(&cc->gap, s->now);
+	else
+		pol_gap_open(&cc->gap, s->now);
 }
 
 static void lavd_timer(struct sim *s)

@@ -163,7 +163,11 @@ void BPF_STRUCT_OPS(lavd_enqueue, struct task_struct *p, u64 enq_flags)
 		try_preempt(p, tc, cpu);
 }
 
-/* Idle time per CPU, for turbulence (built-in idle tracking is kept: KEEP_BUILTIN_IDLE). */
+/*
+ * Turbulence: going idle ends a gap (time neither idle nor ours), leaving
+ * idle starts one, closed by ops.running if it is ours that runs
+ * (built-in idle tracking is kept: KEEP_BUILTIN_IDLE).
+ */
 void BPF_STRUCT_OPS(lavd_update_idle, s32 cpu, bool idle)
 {
 	struct cpu_ctx *cc = get_cpu_ctx(cpu);
@@ -171,12 +175,10 @@ void BPF_STRUCT_OPS(lavd_update_idle, s32 cpu, bool idle)
 
 	if (!cc)
 		return;
-	if (idle) {
-		cc->idle_since_ns = now;
-	} else if (cc->idle_since_ns) {
-		cc->idle_ns += pol_sub_sat(now, cc->idle_since_ns);
-		cc->idle_since_ns = 0;
-	}
+	if (idle)
+		pol_gap_close(&cc->gap, now);
+	else
+		pol_gap_open(&cc->gap, now);
 }
 
 /*

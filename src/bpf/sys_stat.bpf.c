@@ -74,46 +74,21 @@ __noinline int lavd_update_turbulence(s32 cpu)
 {
 	struct cpu_ctx *cc = get_cpu_ctx(cpu);
 	struct bpf_cpumask *steady;
-	u64 idle, ours, since, irq_total, irq = 0, now = cur_now;
+	u64 lost_total, gap_since, lost, irq_total, irq = 0;
 
 	if (!cc)
 		return 0;
-	/*
-	 * A CPU already idle when we were loaded never got update_idle(true):
-	 * with neither clock running, its idle time would count as lost and
-	 * the quietest CPU would look turbulent. If it runs the idle task
-	 * (pid 0) now, count this interval as idle.
-	 */
-	if (!READ_ONCE(cc->idle_since_ns) && !READ_ONCE(cc->ours_since_ns) &&
-	    now > cur_sample.interval_ns && cpu_runs_idle_task(cpu))
-		__sync_bool_compare_and_swap(&cc->idle_since_ns, 0,
-					     now - cur_sample.interval_ns);
-	/*
-	 * Idle or running ours now: count up to now and start the next
-	 * interval from now. The CPU itself may stop or wake meanwhile; the
-	 * error is one such transition's worth, not worth a lock.
-	 */
-	idle = cc->idle_ns;
-	since = READ_ONCE(cc->idle_since_ns);
-	if (since && now > since) {
-		idle += now - since;
-		__sync_bool_compare_and_swap(&cc->idle_since_ns, since, now);
-	}
-	cc->idle_ns = 0;
-	ours = cc->ours_ns;
-	since = READ_ONCE(cc->ours_since_ns);
-	if (since && now > since) {
-		ours += now - since;
-		__sync_bool_compare_and_swap(&cc->ours_since_ns, since, now);
-	}
-	cc->ours_ns = 0;
+	/* The CPU may close a gap meanwhile: total first (pol_gap_read says why). */
+	lost_total = READ_ONCE(cc->gap.lost_total_ns);
+	gap_since = READ_ONCE(cc->gap.gap_since_ns);
+	lost = pol_gap_read(&cc->lost_seen_ns, lost_total, gap_since, cur_now);
 	/* The first round only takes the baseline: the total since boot is not lost now. */
 	irq_total = cpu_irq_total_ns(cpu);
 	if (cc->irq_seen_ns)
 		irq = pol_sub_sat(irq_total, cc->irq_seen_ns);
 	cc->irq_seen_ns = irq_total;
 	cc->irq_avg_fp = pol_irq_avg(cc->irq_avg_fp, cur_sample.interval_ns, irq);
-	cc->lost_avg = pol_lost_avg(cc->lost_avg, pol_lost_util(cur_sample.interval_ns, idle, ours,
+	cc->lost_avg = pol_lost_avg(cc->lost_avg, pol_lost_util(cur_sample.interval_ns, lost,
 								pol_irq_util(cc->irq_avg_fp)));
 	cc->turbulent = pol_is_turbulent(cc->lost_avg);
 

@@ -301,7 +301,7 @@ void BPF_STRUCT_OPS(lavd_running, struct task_struct *p)
 	tc->slice_boosted = sl.boosted;
 
 	cc->running_at_ns = now;
-	cc->ours_since_ns = now;
+	pol_gap_close(&cc->gap, now);
 	cc->running_slice_ns = sl.slice_ns;
 	cc->running_lat_cri = tc->st.lat_cri;
 	cc->running_boosted = sl.boosted;
@@ -387,8 +387,6 @@ void BPF_STRUCT_OPS(lavd_stopping, struct task_struct *p, bool runnable)
 		pol_warmth_on_stop(&tc->warm, cpu,
 				   pol_sub_sat(p->se.sum_exec_runtime, tc->exec_at_running), now);
 	if (cc) {
-		u64 since = cc->ours_since_ns;
-
 		/*
 		 * A lock holder's protection lasts for this run only (a missed
 		 * release cannot leak); its next criticality gets a one-off
@@ -399,10 +397,7 @@ void BPF_STRUCT_OPS(lavd_stopping, struct task_struct *p, bool runnable)
 		cc->running_boosted = 0;
 		cc->running_wgt = 0;
 		cc->run_flags = 0;
-		if (since) {
-			cc->ours_ns += pol_sub_sat(now, since);
-			cc->ours_since_ns = 0;
-		}
+		pol_gap_open(&cc->gap, now);
 	}
 	/* Still runnable: it waits again from now (preempted or slice over). */
 	if (runnable)

@@ -8,6 +8,7 @@
 #define __LAVD_INTF_H
 
 #include "../policy/pol_base.h"
+#include "../policy/pol_cpu.h"
 
 #define LAVD_MAX_CPUS		1024
 #define LAVD_MAX_LLCS		64
@@ -142,14 +143,12 @@ struct cpu_ctx {
 	u64 tot_turb_place;	/* critical tasks that started on this CPU while turbulent */
 	u64 tot_warm_wait;	/* wakeups that waited for their warm CPU */
 	/*
-	 * turbulence: time neither idle nor running our tasks, both measured
-	 * by the wall clock and split at the timer round, so a task that runs
-	 * across the round is not charged to one interval in a lump.
+	 * turbulence: time neither idle nor running our tasks, as gaps that
+	 * this CPU alone opens and closes; the timer reads them up to now, so
+	 * a long gap is split at the round, not charged to one interval in a lump.
 	 */
-	u64 idle_since_ns;	/* 0 when not idle */
-	u64 idle_ns;		/* idle time in the current interval */
-	u64 ours_since_ns;	/* 0 when not running one of our tasks */
-	u64 ours_ns;		/* our tasks' run time in the current interval */
+	struct pol_gap_clock gap;
+	u64 lost_seen_ns;	/* the timer's: lost time up to its last round (pol_gap_read) */
 	u64 irq_seen_ns;	/* kernel's IRQ+softirq+steal total at the last round */
 	u64 irq_avg_fp;		/* pol_irq_avg of its share */
 	u64 lost_avg;		/* pol_lost_avg, 0..1024 */

@@ -9,6 +9,15 @@
  * the interrupt time the kernel accounted inside it, is folded into a
  * fast-rise, slow-decay average; above 1/8 the CPU is turbulent
  * (upstream's threshold: a latency headroom below 896/1024).
+ *
+ * The time neither idle nor ours is measured as gaps: a gap opens when our
+ * task stops or the CPU leaves idle, and closes when our task runs or the
+ * CPU goes idle (struct pol_gap_clock). Only the CPU itself writes its gap
+ * clock; the statistics timer on another CPU only reads it. Counting idle
+ * and run time instead and calling the rest lost (until 2026-12-07) had the
+ * timer reset counters the CPU was adding to, so a run that ended while
+ * the timer read could vanish: a whole interval of a busy CPU "lost".
+ * Reading gaps, a race misplaces at most one gap, time that was lost anyway.
  */
 #ifndef __POL_CPU_H
 #define __POL_CPU_H
@@ -31,20 +40,70 @@ POL_FN u64 pol_share(u64 part_ns, u64 whole_ns)
 }
 
 /*
- * Share (0..POL_SCALE) of an interval lost to what we do not schedule.
- * idle_ns and ours_ns are wall-clock spans, so an interrupt or softirq that
- * hits while our task runs (or while the CPU idles) hides inside them:
- * irq_util is the share of IRQ, softirq and steal time the kernel
- * accounted (pol_irq_avg), added back. It may overlap the RT/DL
- * remainder; the sum is capped at the whole interval.
+ * A CPU's clock of lost time. lost_total_ns: the gaps closed so far;
+ * gap_since_ns: when the open gap began, 0 if none. A CPU idle or running
+ * ours since before we were loaded has no gap open: nothing is counted
+ * for it that was not seen.
  */
-POL_FN u64 pol_lost_util(u64 interval_ns, u64 idle_ns, u64 ours_ns, u64 irq_util)
-{
-	u64 clock = pol_share(pol_sub_sat(pol_sub_sat(interval_ns, idle_ns), ours_ns), interval_ns);
+struct pol_gap_clock {
+	u64 lost_total_ns;
+	u64 gap_since_ns;
+};
 
+/*
+ * The CPU stops running ours or leaves idle (now_ns > 0). The stores are
+ * volatile: another CPU reads the clock unlocked (pol_gap_read), so the
+ * compiler must keep their order; x86 keeps stores in order itself.
+ */
+POL_FN void pol_gap_open(struct pol_gap_clock *g, u64 now_ns)
+{
+	if (!g->gap_since_ns)
+		*(volatile u64 *)&g->gap_since_ns = now_ns;
+}
+
+/* The CPU runs ours or goes idle: the total grows before the gap is cleared. */
+POL_FN void pol_gap_close(struct pol_gap_clock *g, u64 now_ns)
+{
+	u64 since = g->gap_since_ns;
+
+	if (since) {
+		*(volatile u64 *)&g->lost_total_ns = g->lost_total_ns + pol_sub_sat(now_ns, since);
+		*(volatile u64 *)&g->gap_since_ns = 0;
+	}
+}
+
+/*
+ * Lost time since the last reading, from a copy of the clock read (total
+ * first, then the gap start) while the CPU may be changing it. *seen_ns is
+ * the reader's own: the total lost up to its last reading. A reading that
+ * caught a gap already closed into the total but not yet cleared counts
+ * that gap twice; *seen_ns keeps the higher total, so the next readings
+ * give the excess back instead of counting it again.
+ */
+POL_FN u64 pol_gap_read(u64 *seen_ns, u64 lost_total_ns, u64 gap_since_ns, u64 now_ns)
+{
+	u64 cum = lost_total_ns, lost;
+
+	if (gap_since_ns)
+		cum = pol_add_sat(cum, pol_sub_sat(now_ns, gap_since_ns));
+	lost = pol_sub_sat(cum, *seen_ns);
+	*seen_ns = pol_max(*seen_ns, cum);
+	return lost;
+}
+
+/*
+ * Share (0..POL_SCALE) of an interval lost to what we do not schedule.
+ * lost_ns is the gap time (pol_gap_read); an interrupt or softirq that hits
+ * while our task runs (or while the CPU idles) hides outside the gaps:
+ * irq_util is the share of IRQ, softirq and steal time the kernel
+ * accounted (pol_irq_avg), added back. It may overlap the gaps; the sum is
+ * capped at the whole interval.
+ */
+POL_FN u64 pol_lost_util(u64 interval_ns, u64 lost_ns, u64 irq_util)
+{
 	if (!interval_ns)
 		return 0;
-	return pol_min(pol_add_sat(clock, irq_util), POL_SCALE);
+	return pol_min(pol_add_sat(pol_share(lost_ns, interval_ns), irq_util), POL_SCALE);
 }
 
 /*

@@ -168,14 +168,22 @@ POL_FN void diff_exec(struct diff_ctx *c)
 			out[5] = pol_tick_period(in[6]);
 		}
 		break;
-	case OP_TURBULENCE:
-		out[0] = pol_lost_util(in[0], in[1], in[2], in[6]);
+	case OP_TURBULENCE: {
+		struct pol_gap_clock g = { in[3], in[5] };
+
+		out[0] = pol_lost_util(in[0], in[1], in[6]);
 		out[4] = pol_irq_avg(in[7], in[0], in[6]);
 		out[5] = pol_irq_util(out[4]);
 		out[1] = pol_lost_avg(in[3], out[0]);
 		out[2] = pol_is_turbulent(out[1]);
 		out[3] = pol_wants_steady((u32)in[4], in[5]);
+		/* a gap-clock reading; in[2] is the reader's total, updated in place */
+		out[6] = pol_gap_read(&in[2], in[1], in[5], in[0]);
+		pol_gap_open(&g, in[4]);
+		pol_gap_close(&g, in[0]);
+		out[7] = g.lost_total_ns;
 		break;
+	}
 	case OP_WARMTH: {
 		struct pol_warmth w = { in[0], in[1], (s32)(in[2] & 7) - 1 };
 

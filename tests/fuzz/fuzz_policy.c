@@ -250,6 +250,8 @@ struct fz_world {
 	struct fz_task t[FZ_TASKS];
 	struct pol_cpu_run run[FZ_CPUS];
 	u64 lost_avg[FZ_CPUS];
+	struct pol_gap_clock gap[FZ_CPUS];
+	u64 gap_seen[FZ_CPUS], gap_sum[FZ_CPUS], gap_read_ns[FZ_CPUS];	/* the timer's */
 	struct pol_domain dom[POL_MAX_DOMAINS];
 	u64 now_ns;		/* harness wall clock, only moves forward */
 	u64 clk;		/* logical clock (pol_deadline.h) */
@@ -525,13 +527,10 @@ static void check_lost_avg(u64 avg, u64 cur, u64 r)
 	INV(pol_is_turbulent(r) == (r > POL_TURBULENT_UTIL));
 }
 
-static void check_lost_util(u64 interval, u64 idle, u64 ours, u64 irq, u64 r)
+static void check_lost_util(u64 interval, u64 lost, u64 irq, u64 r)
 {
-	u64 lost = pol_sub_sat(pol_sub_sat(interval, idle), ours);
-
-	NOTE("interval=%llu idle=%llu ours=%llu irq=%llu r=%llu", (unsigned long long)interval,
-	     (unsigned long long)idle, (unsigned long long)ours, (unsigned long long)irq,
-	     (unsigned long long)r);
+	NOTE("interval=%llu lost=%llu irq=%llu r=%llu", (unsigned long long)interval,
+	     (unsigned long long)lost, (unsigned long long)irq, (unsigned long long)r);
 	INV(r <= POL_SCALE);
 	if (!interval) {
 		INV(r == 0);
@@ -1085,14 +1084,21 @@ static void op_futex(struct fz_in *in)
 
 static void op_lost(struct fz_in *in)
 {
-	u64 iv = fz_val(in), idle = fz_val(in), ours = fz_val(in), avg = fz_val(in), u, r;
+	u64 iv = fz_val(in), lost = fz_val(in), seen = fz_val(in), avg = fz_val(in), u, r;
 	u32 lc = fz_val32(in);
 	u64 irq = fz_val(in), fp = fz_val(in) & ((POL_SCALE << POL_IRQ_FP_SHIFT) * 2 - 1), fp2;
+	u64 seen0 = seen, total = fz_val(in), since = fz_val(in), now = fz_val(in), got;
 
-	u = pol_lost_util(iv, idle, ours, irq);
-	check_lost_util(iv, idle, ours, irq, u);
+	u = pol_lost_util(iv, lost, irq);
+	check_lost_util(iv, lost, irq, u);
 	/* interrupt time never makes a CPU look steadier */
-	INV(u >= pol_lost_util(iv, idle, ours, 0));
+	INV(u >= pol_lost_util(iv, lost, 0));
+	/* a gap-clock reading, any values (torn, wrapped): the reader's total never goes back */
+	got = pol_gap_read(&seen, total, since, now);
+	INV(seen >= seen0);
+	INV(got == seen - seen0);
+	if (!since)
+		INV(got == pol_sub_sat(total, seen0));
 	/* the IRQ average moves towards the sample and stays a share */
 	fp2 = pol_irq_avg(fp, iv, irq);
 	INV(pol_irq_util(fp2) <= POL_SCALE);
@@ -1502,18 +1508,47 @@ static void s_sys_update(struct fz_world *w, struct fz_in *in)
 	INV(w->sys.avg_util <= POL_SCALE);	/* from 0, util samples <= 1.0 */
 }
 
+/*
+ * A CPU's gap clock through opens, closes and timer readings in time
+ * order (no torn reads: the unit test covers those), and each reading
+ * folded into its turbulence.
+ */
 static void s_cpu_lost(struct fz_world *w, struct fz_in *in)
 {
-	u32 cpu = fz_u8(in) % w->nr_cpus;
-	u64 iv = fz_val(in) & FZ_STEP_MASK, idle = fz_val(in) % (iv + 1);
-	u64 ours = fz_val(in) % (iv - idle + 1);
-	/* two draws in sequence: argument evaluation order is unspecified */
-	u64 irq_fp = fz_val(in) % (POL_SCALE << POL_IRQ_FP_SHIFT);
-	u64 irq_ns = fz_val(in) % (idle + ours + 1);	/* within idle or ours */
-	u64 irq = pol_irq_util(pol_irq_avg(irq_fp, iv, irq_ns));
-	u64 u = pol_lost_util(iv, idle, ours, irq), a0 = w->lost_avg[cpu];
+	u32 cpu = fz_u8(in) % w->nr_cpus, what = fz_u8(in) % 3;
+	struct pol_gap_clock *g = &w->gap[cpu];
+	u64 now = w->now_ns + 1, iv, lost, cum, irq_fp, irq_ns, irq, u, a0;
 
-	check_lost_util(iv, idle, ours, irq, u);
+	if (what == 0) {
+		u64 since = g->gap_since_ns;
+
+		pol_gap_open(g, now);
+		INV(g->gap_since_ns == (since ? since : now));
+		return;
+	}
+	if (what == 1) {
+		u64 total = g->lost_total_ns, since = g->gap_since_ns;
+
+		pol_gap_close(g, now);
+		INV(g->gap_since_ns == 0);
+		INV(g->lost_total_ns == total + (since ? now - since : 0));
+		return;
+	}
+	/* a timer round: the lost time since the last one, all of it and no more */
+	iv = now - w->gap_read_ns[cpu];
+	lost = pol_gap_read(&w->gap_seen[cpu], g->lost_total_ns, g->gap_since_ns, now);
+	cum = g->lost_total_ns + (g->gap_since_ns ? now - g->gap_since_ns : 0);
+	w->gap_sum[cpu] += lost;
+	INV(w->gap_sum[cpu] == cum && w->gap_seen[cpu] == cum);
+	INV(lost <= iv);
+	w->gap_read_ns[cpu] = now;
+	/* two draws in sequence: argument evaluation order is unspecified */
+	irq_fp = fz_val(in) % (POL_SCALE << POL_IRQ_FP_SHIFT);
+	irq_ns = fz_val(in) % (iv - lost + 1);	/* within idle or ours */
+	irq = pol_irq_util(pol_irq_avg(irq_fp, iv, irq_ns));
+	u = pol_lost_util(iv, lost, irq);
+	a0 = w->lost_avg[cpu];
+	check_lost_util(iv, lost, irq, u);
 	w->lost_avg[cpu] = pol_lost_avg(a0, u);
 	check_lost_avg(a0, u, w->lost_avg[cpu]);
 	INV(w->lost_avg[cpu] <= POL_SCALE);

@@ -1209,22 +1209,70 @@ TEST(lost_util)
 {
 	u64 ms = POL_NSEC_PER_MSEC;
 
-	CHECK_EQ(pol_lost_util(10 * ms, 10 * ms, 0, 0), 0);		/* all idle */
-	CHECK_EQ(pol_lost_util(10 * ms, 0, 10 * ms, 0), 0);		/* all ours */
-	CHECK_EQ(pol_lost_util(10 * ms, 5 * ms, 0, 0), 512);		/* half RT/IRQ */
-	CHECK_EQ(pol_lost_util(10 * ms, 0, 0, 0), 1024);
-	CHECK_EQ(pol_lost_util(10 * ms, 8 * ms, 8 * ms, 0), 0);	/* overlapping clocks: no wrap */
-	CHECK_EQ(pol_lost_util(0, 0, 0, 0), 0);
-	CHECK_EQ(pol_lost_util(1, 0, 0, 0), 1024);
-	CHECK_EQ(pol_lost_util(POL_U64_MAX, 0, 0, 0), 1024);
+	CHECK_EQ(pol_lost_util(10 * ms, 0, 0), 0);			/* no gaps */
+	CHECK_EQ(pol_lost_util(10 * ms, 5 * ms, 0), 512);		/* half RT/IRQ */
+	CHECK_EQ(pol_lost_util(10 * ms, 10 * ms, 0), 1024);
+	CHECK_EQ(pol_lost_util(10 * ms, 12 * ms, 0), 1024);		/* a gap read twice: capped */
+	CHECK_EQ(pol_lost_util(0, 5 * ms, 512), 0);
+	CHECK_EQ(pol_lost_util(1, 1, 0), 1024);
+	CHECK_EQ(pol_lost_util(POL_U64_MAX, POL_U64_MAX, 0), 1024);
 	/* interrupts inside our run time or idle time count as lost */
-	CHECK_EQ(pol_lost_util(10 * ms, 0, 10 * ms, 512), 512);
-	CHECK_EQ(pol_lost_util(10 * ms, 5 * ms, 5 * ms, 256), 256);
-	CHECK_EQ(pol_lost_util(10 * ms, 0, 5 * ms, 512), 1024);	/* RT + IRQ: whole interval */
-	CHECK_EQ(pol_lost_util(10 * ms, 0, 0, 2048), 1024);		/* overlap capped */
-	CHECK_EQ(pol_lost_util(10 * ms, 0, 0, POL_U64_MAX), 1024);	/* no wrap */
+	CHECK_EQ(pol_lost_util(10 * ms, 0, 512), 512);
+	CHECK_EQ(pol_lost_util(10 * ms, 5 * ms, 256), 768);
+	CHECK_EQ(pol_lost_util(10 * ms, 5 * ms, 512), 1024);		/* RT + IRQ: whole interval */
+	CHECK_EQ(pol_lost_util(10 * ms, 0, 2048), 1024);		/* overlap capped */
+	CHECK_EQ(pol_lost_util(10 * ms, POL_U64_MAX, POL_U64_MAX), 1024); /* no wrap */
 	CHECK_EQ(pol_share(5 * ms, 10 * ms), 512);
 	CHECK_EQ(pol_share(1, 0), 0);
+}
+
+TEST(gap_clock)
+{
+	struct pol_gap_clock g = { 0, 0 };
+	u64 ms = POL_NSEC_PER_MSEC, seen = 0;
+
+	/* idle or ours since before load: nothing seen, nothing lost */
+	CHECK_EQ(pol_gap_read(&seen, g.lost_total_ns, g.gap_since_ns, 10 * ms), 0);
+	pol_gap_close(&g, 11 * ms);			/* going idle with no gap open */
+	CHECK_EQ(g.lost_total_ns, 0);
+	/* our task stops at 12 ms, an RT task runs until 15 ms, ours again */
+	pol_gap_open(&g, 12 * ms);
+	pol_gap_open(&g, 13 * ms);			/* already open: keeps its start */
+	CHECK_EQ(g.gap_since_ns, 12 * ms);
+	pol_gap_close(&g, 15 * ms);
+	CHECK_EQ(g.lost_total_ns, 3 * ms);
+	CHECK_EQ(g.gap_since_ns, 0);
+	CHECK_EQ(pol_gap_read(&seen, g.lost_total_ns, g.gap_since_ns, 20 * ms), 3 * ms);
+	CHECK_EQ(pol_gap_read(&seen, g.lost_total_ns, g.gap_since_ns, 30 * ms), 0);
+	/* an RT hog across rounds: each round gets its own part of the gap */
+	pol_gap_open(&g, 32 * ms);
+	CHECK_EQ(pol_gap_read(&seen, g.lost_total_ns, g.gap_since_ns, 40 * ms), 8 * ms);
+	CHECK_EQ(pol_gap_read(&seen, g.lost_total_ns, g.gap_since_ns, 50 * ms), 10 * ms);
+	pol_gap_close(&g, 55 * ms);
+	CHECK_EQ(g.lost_total_ns, 26 * ms);
+	CHECK_EQ(pol_gap_read(&seen, g.lost_total_ns, g.gap_since_ns, 60 * ms), 5 * ms);
+	CHECK_EQ(seen, 26 * ms);
+	/*
+	 * Read while the CPU closes a gap (61..63 ms): the new total with the
+	 * old start counts the gap twice; the excess comes off the next rounds,
+	 * never a run of ours counted as lost.
+	 */
+	pol_gap_open(&g, 61 * ms);
+	{
+		u64 old_since = g.gap_since_ns;
+
+		pol_gap_close(&g, 63 * ms);
+		CHECK_EQ(pol_gap_read(&seen, g.lost_total_ns, old_since, 70 * ms), 2 * ms + 9 * ms);
+	}
+	CHECK_EQ(pol_gap_read(&seen, g.lost_total_ns, g.gap_since_ns, 80 * ms), 0);
+	pol_gap_open(&g, 85 * ms);
+	CHECK_EQ(pol_gap_read(&seen, g.lost_total_ns, g.gap_since_ns, 90 * ms), 0);
+	CHECK_EQ(pol_gap_read(&seen, g.lost_total_ns, g.gap_since_ns, 100 * ms), 6 * ms);
+	/* the old total with the gap already cleared: missed now, counted next round */
+	pol_gap_close(&g, 101 * ms);
+	CHECK_EQ(pol_gap_read(&seen, 28 * ms, 0, 105 * ms), 0);
+	CHECK_EQ(pol_gap_read(&seen, g.lost_total_ns, g.gap_since_ns, 110 * ms), 1 * ms);
+	CHECK_EQ(seen, g.lost_total_ns);
 }
 
 TEST(irq_avg)
@@ -1234,8 +1282,7 @@ TEST(irq_avg)
 
 	/* one tick-sampled 4 ms softirq hit in a quiet CPU: not turbulent */
 	fp = pol_irq_avg(fp, 10 * ms, 4 * ms);
-	CHECK(!pol_is_turbulent(pol_lost_avg(0, pol_lost_util(10 * ms, 0, 10 * ms,
-								  pol_irq_util(fp)))));
+	CHECK(!pol_is_turbulent(pol_lost_avg(0, pol_lost_util(10 * ms, 0, pol_irq_util(fp)))));
 	CHECK_EQ(pol_irq_util(fp), 409 / 8);
 	/* a sustained half: the average converges there, and turbulence follows */
 	for (i = 0; i < 100; i++)

@@ -85,6 +85,15 @@ stat_col() {
 	stat_rows "/out/$1.log" 0 "$2" | awk '{ v = $1 } END { print v + 0 }'
 }
 
+# turb_now LOGNAME: turbulent CPUs in the last --stats line.
+turb_now() { stat_col "$1" TURB; }
+
+# rt_hog CPU SECS: a SCHED_FIFO busy loop on CPU for SECS seconds, in the background; sets RTPID.
+rt_hog() {
+	taskset -c "$1" chrt -f 50 sh -c "end=\$(( \$(date +%s) + $2 )); while [ \$(date +%s) -lt \$end ]; do :; done" &
+	RTPID=$!
+}
+
 # log_num LOG KEY: the number after KEY= on the last line of LOG that has
 # one (the loader's summary lines are KEY=VALUE lists).
 log_num() {

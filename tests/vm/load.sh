@@ -114,54 +114,7 @@ else
 	fail mutex_session "did not attach"
 fi
 
-# An RT hog on the last CPU, in a session of its own: that CPU must become
-# turbulent (time lost to RT) in the stats. Tasks that can only run on that
-# CPU wait for RT throttling there, so this session's longest wait is
-# reported, not held to the limit above (the RT task is not ours to schedule).
-turb_now() { stat_col "$1" TURB; }
-# rt_hog CPU SECS: a SCHED_FIFO busy loop on CPU for SECS seconds, in the background; sets RTPID.
-rt_hog() {
-	taskset -c "$1" chrt -f 50 sh -c "end=\$(( \$(date +%s) + $2 )); while [ \$(date +%s) -lt \$end ]; do :; done" &
-	RTPID=$!
-}
-if start_lavd turb; then
-	# Nor may an idle system (CPUs idle since before the load: no
-	# update_idle(true) was seen for them), nor our own load alone.
-	sleep 2
-	turbi=$(turb_now turb)
-	# Our own load, read once a second for 4 s. One reading of 4 may show
-	# a CPU turbulent. Traced in the guest: under plain TCG the host (2
-	# cores for 4 vCPUs) stops a vCPU for some ms; when that lands between
-	# two tasks the interval shows time neither idle nor ours, as on a CPU
-	# that lost it. Until the lost-time average rose by 1/4 instead of 3/4
-	# per interval, one such interval made the CPU turbulent for ~150 ms
-	# and a CI run had 2 of 4 readings so (2 and 4 of 144 in guest loops;
-	# 0 of 144 since). A real misclassification shows in most readings.
-	stress-ng --cpu "$NCPU" -t 4s >/dev/null 2>&1 &
-	S=$!
-	turb0s=""
-	nturb0=0
-	for k in 1 2 3 4; do
-		sleep 1
-		v=$(turb_now turb)
-		turb0s="$turb0s $v"
-		[ "$v" = 0 ] || nturb0=$((nturb0 + 1))
-	done
-	reap "$S" 10
-	turb0="${turb0s# } (readings with a turbulent CPU: $nturb0 of 4)"
-	rt_hog $((NCPU - 1)) 4
-	sleep 3
-	turb=$(turb_now turb)
-	reap "$RTPID" 10
-	stop_lavd
-	if [ "$turbi" = 0 ] && [ "$nturb0" -le 1 ] && [ "$turb" -ge 1 ]; then
-		pass turbulent_rt_cpu "$turb CPU(s) turbulent under an RT hog, $turbi when idle, $turb0 under our own load; longest wait $(max_wait_us /out/turb.log) us"
-	else
-		fail turbulent_rt_cpu "turbulent CPUs: $turbi idle (want 0), $turb0 under our load (want 0 in at least 3 of 4), $turb under an RT hog (want >= 1); $(tail -2 /out/turb.log)"
-	fi
-else
-	fail turbulent_rt_cpu "did not attach"
-fi
+# The RT hog on a CPU (turbulent_rt_cpu) runs under -icount: tests/vm/turb.sh.
 
 # IRQ-heavy load: a UDP flood over loopback pinned to CPU 0 spends much of
 # its time in softirq (NET_RX) inside its own tasks' run time, which the
