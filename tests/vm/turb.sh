@@ -10,11 +10,12 @@
 # vCPUs) stops vCPUs for milliseconds, and a vCPU stopped between two of our
 # tasks (the scheduler path touches emulated devices: IPIs, timers) loses
 # that time as surely as to an RT task. Traced in the guest with the host
-# busy: 83 intervals of 24,000 lost over a quarter, some all of it, and
-# 2-3 % of readings with a CPU turbulent; a CI run had 2 of 4 so. Under
-# -icount the guest's clock only runs while its vCPU does: 0 of 57
-# readings, the same with the host busy. There our own load may make no CPU
-# turbulent at all.
+# running two busy loops, 60 s of stress-ng --cpu 4: 83 and 334 of ~20,000
+# intervals lost over a quarter (some all of it), 0 to 7 of 45 readings with
+# a CPU turbulent (four runs); a CI run had 2 of 4 so. Under -icount the
+# guest's clock only runs while its vCPU does: with the host just as busy,
+# no interval lost anything and 0 of 57 readings. There our own load may
+# make no CPU turbulent at all.
 set -u
 TAG=${1:-vm}
 . /lavd/tests/vm/lib.sh
