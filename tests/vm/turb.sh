@@ -14,8 +14,8 @@
 # intervals lost over a quarter (some all of it), 0 to 7 of 45 readings with
 # a CPU turbulent (four runs); a CI run had 2 of 4 so. Under -icount the
 # guest's clock only runs while its vCPU does: with the host just as busy,
-# no interval lost anything and 0 of 57 readings. There our own load may
-# make no CPU turbulent at all.
+# no interval after the first lost over a quarter, and 0 of 57 readings.
+# There our own load may make no CPU turbulent at all.
 set -u
 TAG=${1:-vm}
 . /lavd/tests/vm/lib.sh
