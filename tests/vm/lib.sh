@@ -85,6 +85,13 @@ stat_col() {
 	stat_rows "/out/$1.log" 0 "$2" | awk '{ v = $1 } END { print v + 0 }'
 }
 
+# interval_max_wait LOG FROM_LINE: the longest per-interval MAXWAITus of a
+# stats log from that line on (the loader resets the interval maximum at
+# each --stats line).
+interval_max_wait() {
+	stat_rows "$1" $(($2 - 1)) MAXWAITus | awk '$1 + 0 > m { m = $1 + 0 } END { print m + 0 }'
+}
+
 # turb_now LOGNAME: turbulent CPUs in the last --stats line.
 turb_now() { stat_col "$1" TURB; }
 

@@ -16,11 +16,6 @@ SECS=${3:-10}
 NCPU=$(nproc)
 MAX_WAIT_US=1000000	# issue 6: the longest runnable wait stays below 1 s
 
-# Longest per-interval MAXWAITus of a stats log from line $2 on.
-interval_max_wait() { # LOG FROM_LINE
-	stat_rows "$1" $(($2 - 1)) MAXWAITus | awk '$1 + 0 > m { m = $1 + 0 } END { print m + 0 }'
-}
-
 # Processes of a command that outlived it (a task left behind).
 leftovers() { # NAME
 	n=0
