@@ -52,7 +52,10 @@ echo "under LAVD: $out"
 stop_lavd
 grep -E 'summary|max_wait:|EXIT' /out/storm.log
 if [ -n "$TURB" ]; then
-	mw=$(interval_max_wait /out/storm.log "$from")
+	# no stats line since the storm began: unknown, not 0
+	mw=
+	[ -z "$(stat_rows /out/storm.log $((from - 1)) MAXWAITus)" ] ||
+		mw=$(interval_max_wait /out/storm.log "$from")
 else
 	mw=$(max_wait_us /out/storm.log)
 fi
